@@ -1,0 +1,82 @@
+# sqlite-tempcrypt build.  `make` builds the native library and shell,
+# `make test` runs every test, `make demo` serves the leak-check demo.
+# Builds for WASI and the browser live in mk/*.mk, included at the end.
+
+CC        ?= cc
+CFLAGS    ?= -O2 -g
+WARN      ?= -Wall -Wextra
+BUILD     ?= build
+NATIVE    ?= $(BUILD)/native
+NPM       ?= npm
+
+# SQLite comes from an official release shipped inside the npm package
+# `sqlite3`, pinned by version and by the tarball's SHA-256.
+SQLITE_NPM_VERSION ?= 6.0.1
+SQLITE_NPM_SHA256  ?= ab8d044a93e05bd031d7ea75547c7fa60387cdc259d27f93c0e3e2832c4b1df9
+SQLITE_AUTOCONF    ?= sqlite-autoconf-3520000
+SQLITE_DIR         ?= $(BUILD)/sqlite
+SQLITE_C           := $(SQLITE_DIR)/sqlite3.c
+
+# Options every SQLite build of the project shares.  Temp files go to
+# files unless a pragma says otherwise, as in a memory-tight wasm build.
+SQLITE_DEFS ?= -DSQLITE_THREADSAFE=1 -DSQLITE_TEMP_STORE=1 \
+               -DSQLITE_DEFAULT_MEMSTATUS=0 -DSQLITE_ENABLE_MATH_FUNCTIONS \
+               -DSQLITE_OMIT_LOAD_EXTENSION
+# The shell registers tempcrypt as the default VFS before anything else.
+SHELL_DEFS  ?= -DSQLITE_SHELL_INIT_PROC=sqlite3_tempcrypt_shell_init
+
+TC_SRC  := src/chacha20.c src/tempcrypt.c
+TC_HDR  := src/tempcrypt.h
+
+.PHONY: all native sqlite deps test clean distclean
+all: native
+native: $(NATIVE)/libtempcrypt.a $(NATIVE)/sqlite3
+
+# ---------------------------------------------------------------- SQLite
+$(SQLITE_C):
+	@mkdir -p $(BUILD)/dl $(SQLITE_DIR)
+	cd $(BUILD)/dl && $(NPM) pack --silent sqlite3@$(SQLITE_NPM_VERSION) >/dev/null
+	echo "$(SQLITE_NPM_SHA256)  $(BUILD)/dl/sqlite3-$(SQLITE_NPM_VERSION).tgz" | sha256sum -c --quiet
+	tar -xzf $(BUILD)/dl/sqlite3-$(SQLITE_NPM_VERSION).tgz -C $(BUILD)/dl \
+	    package/deps/$(SQLITE_AUTOCONF).tar.gz
+	tar -xzf $(BUILD)/dl/package/deps/$(SQLITE_AUTOCONF).tar.gz -C $(BUILD)/dl
+	cp $(BUILD)/dl/$(SQLITE_AUTOCONF)/sqlite3.c $(BUILD)/dl/$(SQLITE_AUTOCONF)/sqlite3.h \
+	   $(BUILD)/dl/$(SQLITE_AUTOCONF)/shell.c $(SQLITE_DIR)/
+	touch $@
+$(SQLITE_DIR)/sqlite3.h $(SQLITE_DIR)/shell.c: $(SQLITE_C)
+sqlite: $(SQLITE_C)
+
+# ---------------------------------------------------------------- native
+NATIVE_CFLAGS = $(CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc
+
+$(NATIVE)/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h
+	@mkdir -p $(@D)
+	$(CC) $(NATIVE_CFLAGS) -c $< -o $@
+
+$(NATIVE)/libtempcrypt.a: $(NATIVE)/chacha20.o $(NATIVE)/tempcrypt.o
+	rm -f $@ && ar rcs $@ $^
+
+# SQLite itself is not ours: no -Wextra for it.
+$(NATIVE)/sqlite3.o: $(SQLITE_C)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SQLITE_DEFS) -c $< -o $@
+
+$(NATIVE)/shell.o: $(SQLITE_DIR)/shell.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SQLITE_DEFS) $(SHELL_DEFS) -I$(SQLITE_DIR) -c $< -o $@
+
+$(NATIVE)/sqlite3: $(NATIVE)/shell.o $(NATIVE)/shell_init.o $(NATIVE)/sqlite3.o $(NATIVE)/libtempcrypt.a
+	$(CC) $(CFLAGS) -o $@ $^ -lpthread -lm
+
+clean:
+	rm -rf $(BUILD)
+distclean: clean
+	rm -rf node_modules dist
+
+deps:
+	scripts/install-deps.sh
+
+# Each mk/*.mk adds its test targets to TEST_TARGETS.
+TEST_TARGETS :=
+-include $(sort $(wildcard mk/*.mk))
+test: $(TEST_TARGETS)

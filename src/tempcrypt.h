@@ -1,0 +1,92 @@
+/*
+** sqlite-tempcrypt: a VFS shim that encrypts every temporary file SQLite
+** writes, with a fresh random ChaCha20 key per file.
+**
+** Public interface.  See tempcrypt.c for the design and README.md for use.
+*/
+#ifndef SQLITE_TEMPCRYPT_H
+#define SQLITE_TEMPCRYPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Name under which the shim registers itself. */
+#define SQLITE_TEMPCRYPT_VFS_NAME "tempcrypt"
+
+/*
+** Register the "tempcrypt" VFS over the VFS named zBase (NULL: the current
+** default VFS).  If makeDefault is true, "tempcrypt" becomes the default.
+** Calling it again is harmless: it returns SQLITE_OK and changes at most
+** which VFS is the default.  Asking for a different base VFS once
+** registered returns SQLITE_MISUSE.  Returns an SQLite result code
+** (SQLITE_ERROR if zBase does not name a registered VFS).
+*/
+int sqlite3_tempcrypt_register(const char *zBase, int makeDefault);
+
+/*
+** Runtime switch for temporary files opened from now on: on (nonzero, the
+** default unless compiled with -DSQLITE_TEMPCRYPT_DEFAULT_ENABLED=0) they
+** are encrypted; off, they pass through in plaintext.  Files already open
+** keep their mode.  Returns the previous setting (0 or 1).
+*/
+int sqlite3_tempcrypt_set_enabled(int on);
+
+/* Process-wide counters, updated atomically. */
+typedef struct sqlite3_tempcrypt_stats {
+  uint64_t nFileEncrypted;   /* temp files opened with encryption */
+  uint64_t nFilePlain;       /* temp files opened while disabled */
+  uint64_t nLogicalWrite;    /* bytes SQLite wrote to encrypted temp files */
+  uint64_t nLogicalRead;     /* bytes SQLite read from encrypted temp files */
+  uint64_t nPhysicalWrite;   /* bytes tempcrypt wrote to the lower VFS */
+  uint64_t nPhysicalRead;    /* bytes tempcrypt read from the lower VFS */
+  uint64_t nEnciphered;      /* bytes run through ChaCha20 (both ways) */
+  uint64_t nBlockRmw;        /* blocks rewritten by read-modify-write */
+  uint64_t nFailedBlockRead; /* reads refused because a block write failed */
+} sqlite3_tempcrypt_stats;
+
+/* Copy the counters to *pOut (if not NULL); reset them if reset != 0. */
+void sqlite3_tempcrypt_stats(sqlite3_tempcrypt_stats *pOut, int reset);
+
+/*
+** ChaCha20 as in RFC 8439: 256-bit key, 96-bit nonce, 32-bit block counter.
+** XORs n bytes of keystream, starting at block `counter`, into in and
+** writes the result to out.  out == in is allowed; other overlap is not.
+** The caller must not ask for more than 2^32 - counter blocks.
+*/
+void tempcrypt_chacha20_xor(uint8_t *out, const uint8_t *in, size_t n,
+                            const uint8_t key[32], const uint8_t nonce[12],
+                            uint32_t counter);
+
+/* Overwrite n bytes at p with zeros in a way the compiler cannot drop. */
+void tempcrypt_wipe(void *p, size_t n);
+
+#ifdef SQLITE_TEMPCRYPT_TESTING
+/*
+** Test-only hooks.  They exist only in builds compiled with
+** -DSQLITE_TEMPCRYPT_TESTING and must never reach production.
+*/
+struct sqlite3_file;
+
+/* Called for every encrypted file right after it is opened, with its key
+** and the lower file object that receives the ciphertext. */
+typedef void (*sqlite3_tempcrypt_key_hook)(void *pArg,
+    struct sqlite3_file *pFile, struct sqlite3_file *pLower,
+    int openFlags, const unsigned char aKey[32]);
+void sqlite3_tempcrypt_test_key_hook(sqlite3_tempcrypt_key_hook, void *pArg);
+
+/* Replace the CSPRNG (NULL restores getentropy).  The function returns 0
+** on success and nonzero on failure, like getentropy(). */
+void sqlite3_tempcrypt_test_entropy(int (*xEntropy)(void *, size_t));
+
+/* Block payload size of an encrypted file (0 while not yet known). */
+int sqlite3_tempcrypt_test_block_size(struct sqlite3_file *pFile);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SQLITE_TEMPCRYPT_H */
