@@ -35,8 +35,9 @@ int sqlite3_tempcrypt_register(const char *zBase, int makeDefault);
 */
 int sqlite3_tempcrypt_set_enabled(int on);
 
-/* Process-wide counters, updated atomically. */
-typedef struct sqlite3_tempcrypt_stats {
+/* Process-wide counters, updated atomically.  (C allows no typedef with
+** the function's name, so the type is spelled `struct ...`.) */
+struct sqlite3_tempcrypt_stats {
   uint64_t nFileEncrypted;   /* temp files opened with encryption */
   uint64_t nFilePlain;       /* temp files opened while disabled */
   uint64_t nLogicalWrite;    /* bytes SQLite wrote to encrypted temp files */
@@ -46,10 +47,10 @@ typedef struct sqlite3_tempcrypt_stats {
   uint64_t nEnciphered;      /* bytes run through ChaCha20 (both ways) */
   uint64_t nBlockRmw;        /* blocks rewritten by read-modify-write */
   uint64_t nFailedBlockRead; /* reads refused because a block write failed */
-} sqlite3_tempcrypt_stats;
+};
 
 /* Copy the counters to *pOut (if not NULL); reset them if reset != 0. */
-void sqlite3_tempcrypt_stats(sqlite3_tempcrypt_stats *pOut, int reset);
+void sqlite3_tempcrypt_stats(struct sqlite3_tempcrypt_stats *pOut, int reset);
 
 /*
 ** ChaCha20 as in RFC 8439: 256-bit key, 96-bit nonce, 32-bit block counter.

@@ -1,0 +1,962 @@
+/*
+** sqlite-tempcrypt: a VFS shim that encrypts SQLite's temporary files.
+**
+** WHAT
+**
+** SQLite writes temporary tables, sorter runs, DISTINCT and GROUP BY data,
+** statement journals and whole database copies (VACUUM) to temporary files
+** whenever they do not fit in memory or PRAGMA temp_store=FILE asks for it.
+** Those files hold plaintext.  This shim sits on top of another VFS and
+** encrypts every file that SQLite opens without a name, which is exactly
+** the set of temporary files (temporary and transient databases, their
+** journals, sorter files, statement journals and subjournals).  Each such
+** file gets its own random 256-bit key from the platform CSPRNG; the key
+** lives only in this file's memory while it is open and is wiped when it
+** closes.  Files with a name (main database, rollback journal, WAL) pass
+** straight through, byte for byte.
+**
+** COMPILING
+**
+** Compile this file and chacha20.c with the application and SQLite:
+**
+**     cc -c tempcrypt.c chacha20.c -I/path/to/sqlite3.h
+**
+** It needs getentropy() (glibc 2.25+, macOS, the BSDs, wasi-libc,
+** Emscripten).  -DSQLITE_TEMPCRYPT_DEFAULT_ENABLED=0 makes the runtime
+** switch start off.  -DSQLITE_TEMPCRYPT_TESTING adds hooks that expose
+** keys to tests; never ship a build with it.
+**
+** USING
+**
+**     sqlite3_tempcrypt_register(0, 1);   // over the default VFS, as default
+**
+** From then on every connection that uses the default VFS gets encrypted
+** temporary files.  sqlite3_tempcrypt_set_enabled(0) makes newly opened
+** temporary files plaintext again (for comparisons and benchmarks), and
+** sqlite3_tempcrypt_stats() reports what went through the cipher.
+**
+** IMPLEMENTATION NOTES
+**
+** The cipher is ChaCha20 (RFC 8439), which runs in constant time without
+** special instructions; table-based AES, the fallback where there is no
+** AES hardware such as in WebAssembly, leaks through cache timing.
+**
+** A file is cut into blocks: the page size for temporary and transient
+** databases (taken from the first write, 512 to 65536 bytes), 4096 bytes
+** for everything else.  Block k is stored at k*(B+8) as an 8-byte
+** little-endian counter followed by up to B bytes of ciphertext:
+**
+**     | ctr 0 | ciphertext 0 | ctr 1 | ciphertext 1 | ... | ctr n | part |
+**
+** One 64-bit counter per file counts block writes, starting at 1; the
+** value a block was written with is its nonce, so no keystream is ever
+** used twice, and the value comes back from the file, so nothing per block
+** is kept in memory.  Counter 0 means "never written" and reads as zeros,
+** so the holes a temporary database leaves stay holes.
+**
+** An append to the last block continues that block's keystream: the shim
+** remembers the last block's counter, and because the logical size tells
+** how much of that keystream is used, an append writes just its own bytes.
+** Any other write that leaves valid bytes of a block untouched is a
+** read-modify-write under a fresh counter.  A write that starts past a
+** partly filled last block first fills that block with encrypted zeros,
+** because a hole inside a block would decrypt to keystream.
+**
+** Failures: when a lower write fails, the logical size stays what it was,
+** whatever the write left past the end of the file is truncated away at
+** once (so it cannot pose as data later), and the last block's keystream
+** is not continued.  If the failed write reached the valid part of a
+** block, the block is remembered and reads of it fail with
+** SQLITE_IOERR_READ until it is written completely again: SQLite must
+** never see half a block under the wrong counter.  More failed blocks than
+** fit in the small list, or a failed clean-up truncate, turn the whole file
+** into an I/O error until it is truncated to zero.
+**
+** Encrypted files are never memory-mapped (xFetch hands out no pointer)
+** and do not claim atomic writes.  Reads decrypt into SQLite's buffer;
+** writes encrypt from SQLite's buffer into one per-file work buffer of one
+** block plus its counter, which then goes down in a single lower write.
+** Neither path allocates memory.
+**
+** What it does not do: it protects confidentiality, not integrity, and it
+** cannot tell which connection a temporary file belongs to, so temporary
+** files of every connection on the VFS are encrypted.
+*/
+#include <string.h>
+#include <sys/random.h>
+#include "sqlite3.h"
+#include "tempcrypt.h"
+
+#ifndef SQLITE_TEMPCRYPT_DEFAULT_ENABLED
+# define SQLITE_TEMPCRYPT_DEFAULT_ENABLED 1
+#endif
+
+typedef sqlite3_int64  i64;
+typedef sqlite3_uint64 u64;
+typedef unsigned char  u8;
+
+typedef struct TcFile TcFile;
+
+/* Access to the lower VFS and to the lower file behind each TcFile. */
+#define ORIGVFS(p)  ((sqlite3_vfs*)((p)->pAppData))
+#define ORIGFILE(p) ((sqlite3_file*)(((TcFile*)(p))+1))
+
+#define TC_HDR        8      /* counter in front of every block */
+#define TC_BLOCK      4096   /* block payload of files that hold no pages */
+#define TC_MIN_PAGE   512
+#define TC_MAX_PAGE   65536
+#define TC_MAX_FAILED 8      /* failed blocks remembered one by one */
+
+/* An open file. */
+struct TcFile {
+  sqlite3_file base;       /* IO methods */
+  u8 bCrypt;               /* Encrypted temporary file; else pass-through */
+  u8 bDbFile;              /* Temp or transient db: block size = page size */
+  u8 bLastKnown;           /* iLastCtr is the last block's counter */
+  u8 bBroken;              /* Lower file state unknown: all I/O fails */
+  int szBlock;             /* Block payload in bytes, 0 until known */
+  int nFailed;             /* Entries used in aFailed */
+  i64 iSize;               /* Logical size */
+  u64 iCounter;            /* Last counter handed out */
+  u64 iLastCtr;            /* Counter of the last block, if bLastKnown */
+  i64 aFailed[TC_MAX_FAILED];  /* Blocks whose rewrite failed */
+  u8 *aBuf;                /* Work buffer: TC_HDR + szBlock bytes */
+  u8 aKey[32];             /* This file's key */
+};
+
+/*
+** Process-wide state: the runtime switch and the counters.  Both are
+** touched from every thread that does I/O (the sorter has worker threads),
+** so they use relaxed atomics; wasm builds without threads need none.
+*/
+#if defined(__wasm__) && !defined(__wasm_atomics__)
+# define TC_LOAD(x)      (x)
+# define TC_STORE(x, v)  ((x) = (v))
+# define TC_ADD(x, n)    ((x) += (n))
+#else
+# define TC_LOAD(x)      __atomic_load_n(&(x), __ATOMIC_RELAXED)
+# define TC_STORE(x, v)  __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+# define TC_ADD(x, n)    ((void)__atomic_fetch_add(&(x), (n), __ATOMIC_RELAXED))
+#endif
+
+static int tcEnabled = SQLITE_TEMPCRYPT_DEFAULT_ENABLED ? 1 : 0;
+static struct sqlite3_tempcrypt_stats tcStats;
+
+/*
+** The CSPRNG.  getentropy() returns at most 256 bytes a call.  There is no
+** fallback: a file that cannot get a key cannot be opened.
+*/
+static int tcGetEntropy(void *pBuf, size_t n){
+  u8 *z = (u8*)pBuf;
+  while( n>0 ){
+    size_t nChunk = n>256 ? 256 : n;
+    if( getentropy(z, nChunk)!=0 ) return -1;
+    z += nChunk;
+    n -= nChunk;
+  }
+  return 0;
+}
+
+#ifdef SQLITE_TEMPCRYPT_TESTING
+static int (*tcEntropy)(void*, size_t) = tcGetEntropy;
+static sqlite3_tempcrypt_key_hook tcKeyHook = 0;
+static void *tcKeyHookArg = 0;
+# define TC_ENTROPY(p, n)  tcEntropy(p, n)
+#else
+# define TC_ENTROPY(p, n)  tcGetEntropy(p, n)
+#endif
+
+/* Methods for TcFile */
+static int tcClose(sqlite3_file*);
+static int tcRead(sqlite3_file*, void*, int iAmt, sqlite3_int64 iOfst);
+static int tcWrite(sqlite3_file*, const void*, int iAmt, sqlite3_int64 iOfst);
+static int tcTruncate(sqlite3_file*, sqlite3_int64 size);
+static int tcSync(sqlite3_file*, int flags);
+static int tcFileSize(sqlite3_file*, sqlite3_int64 *pSize);
+static int tcLock(sqlite3_file*, int);
+static int tcUnlock(sqlite3_file*, int);
+static int tcCheckReservedLock(sqlite3_file*, int *pResOut);
+static int tcFileControl(sqlite3_file*, int op, void *pArg);
+static int tcSectorSize(sqlite3_file*);
+static int tcDeviceCharacteristics(sqlite3_file*);
+static int tcShmMap(sqlite3_file*, int iPg, int pgsz, int, void volatile**);
+static int tcShmLock(sqlite3_file*, int offset, int n, int flags);
+static void tcShmBarrier(sqlite3_file*);
+static int tcShmUnmap(sqlite3_file*, int deleteFlag);
+static int tcFetch(sqlite3_file*, sqlite3_int64 iOfst, int iAmt, void **pp);
+static int tcUnfetch(sqlite3_file*, sqlite3_int64 iOfst, void *p);
+
+/* Methods for the VFS */
+static int tcOpen(sqlite3_vfs*, const char*, sqlite3_file*, int, int*);
+static int tcDelete(sqlite3_vfs*, const char *zName, int syncDir);
+static int tcAccess(sqlite3_vfs*, const char *zName, int flags, int*);
+static int tcFullPathname(sqlite3_vfs*, const char *zName, int, char *zOut);
+static void *tcDlOpen(sqlite3_vfs*, const char *zFilename);
+static void tcDlError(sqlite3_vfs*, int nByte, char *zErrMsg);
+static void (*tcDlSym(sqlite3_vfs*, void*, const char *zSym))(void);
+static void tcDlClose(sqlite3_vfs*, void*);
+static int tcRandomness(sqlite3_vfs*, int nByte, char *zOut);
+static int tcSleep(sqlite3_vfs*, int microseconds);
+static int tcCurrentTime(sqlite3_vfs*, double*);
+static int tcGetLastError(sqlite3_vfs*, int, char*);
+static int tcCurrentTimeInt64(sqlite3_vfs*, sqlite3_int64*);
+static int tcSetSystemCall(sqlite3_vfs*, const char*, sqlite3_syscall_ptr);
+static sqlite3_syscall_ptr tcGetSystemCall(sqlite3_vfs*, const char*);
+static const char *tcNextSystemCall(sqlite3_vfs*, const char *zName);
+
+static sqlite3_vfs tc_vfs = {
+  3,                          /* iVersion (that of the lower VFS) */
+  0,                          /* szOsFile (set when registered) */
+  1024,                       /* mxPathname (set when registered) */
+  0,                          /* pNext */
+  SQLITE_TEMPCRYPT_VFS_NAME,  /* zName */
+  0,                          /* pAppData: the lower VFS */
+  tcOpen,                     /* xOpen */
+  tcDelete,                   /* xDelete */
+  tcAccess,                   /* xAccess */
+  tcFullPathname,             /* xFullPathname */
+  tcDlOpen,                   /* xDlOpen */
+  tcDlError,                  /* xDlError */
+  tcDlSym,                    /* xDlSym */
+  tcDlClose,                  /* xDlClose */
+  tcRandomness,               /* xRandomness */
+  tcSleep,                    /* xSleep */
+  tcCurrentTime,              /* xCurrentTime */
+  tcGetLastError,             /* xGetLastError */
+  tcCurrentTimeInt64,         /* xCurrentTimeInt64 */
+  tcSetSystemCall,            /* xSetSystemCall */
+  tcGetSystemCall,            /* xGetSystemCall */
+  tcNextSystemCall            /* xNextSystemCall */
+};
+
+/*
+** One table for every file.  Methods that act on content check bCrypt and
+** pass named files (and temp files opened while disabled) straight down.
+*/
+static const sqlite3_io_methods tc_io_methods = {
+  3,                          /* iVersion */
+  tcClose,                    /* xClose: wipes key and buffer */
+  tcRead,                     /* xRead: decrypts block by block */
+  tcWrite,                    /* xWrite: encrypts under fresh counters */
+  tcTruncate,                 /* xTruncate: logical and physical */
+  tcSync,                     /* xSync: pass-through */
+  tcFileSize,                 /* xFileSize: logical size */
+  tcLock,                     /* xLock: pass-through */
+  tcUnlock,                   /* xUnlock: pass-through */
+  tcCheckReservedLock,        /* xCheckReservedLock: pass-through */
+  tcFileControl,              /* xFileControl: forwarded, VFSNAME tagged */
+  tcSectorSize,               /* xSectorSize: pass-through */
+  tcDeviceCharacteristics,    /* xDeviceCharacteristics: no atomic claims */
+  tcShmMap,                   /* xShmMap: pass-through */
+  tcShmLock,                  /* xShmLock: pass-through */
+  tcShmBarrier,               /* xShmBarrier: pass-through */
+  tcShmUnmap,                 /* xShmUnmap: pass-through */
+  tcFetch,                    /* xFetch: never maps an encrypted file */
+  tcUnfetch                   /* xUnfetch: pass-through */
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static void store64_le(u8 *d, u64 w){
+  int i;
+  for(i=0; i<8; i++){ d[i] = (u8)w;  w >>= 8; }
+}
+
+static u64 load64_le(const u8 *s){
+  u64 w = 0;
+  int i;
+  for(i=7; i>=0; i--) w = (w<<8) | s[i];
+  return w;
+}
+
+/* Where block k starts in the lower file. */
+static i64 tcPhysOffset(const TcFile *p, i64 k){
+  return k*(i64)(p->szBlock + TC_HDR);
+}
+
+/* Size of the lower file that holds iSize logical bytes. */
+static i64 tcPhysSize(const TcFile *p, i64 iSize){
+  i64 nFull, nPart;
+  if( p->szBlock==0 ) return 0;
+  nFull = iSize / p->szBlock;
+  nPart = iSize % p->szBlock;
+  return tcPhysOffset(p, nFull) + (nPart ? TC_HDR + nPart : 0);
+}
+
+/* Number of valid bytes of block k at the current logical size. */
+static int tcValid(const TcFile *p, i64 k){
+  i64 n = p->iSize - k*p->szBlock;
+  if( n<=0 ) return 0;
+  return n>p->szBlock ? p->szBlock : (int)n;
+}
+
+/* Index of the last block, or -1 for an empty file. */
+static i64 tcLastBlock(const TcFile *p){
+  return p->iSize>0 ? (p->iSize-1)/p->szBlock : -1;
+}
+
+/*
+** XOR n bytes of the keystream of counter iCtr, from byte iOff of that
+** stream on, into in and store them at out (in==out allowed).  The
+** ChaCha20 nonce is the counter in its first 8 bytes; the 32-bit block
+** counter addresses the 64-byte pieces of a block, so a block of up to
+** 64 KiB never wraps it.
+*/
+static void tcCipher(TcFile *p, u8 *out, const u8 *in, int n,
+                     u64 iCtr, int iOff){
+  u8 aNonce[12];
+  if( n<=0 ) return;
+  TC_ADD(tcStats.nEnciphered, (u64)n);
+  store64_le(aNonce, iCtr);
+  memset(aNonce+8, 0, 4);
+  if( iOff & 63 ){
+    /* Leading partial piece: one keystream block, used from iOff%64 on. */
+    u8 aKs[64];
+    int iSkip = iOff & 63;
+    int nHead = 64 - iSkip;
+    int i;
+    if( nHead>n ) nHead = n;
+    memset(aKs, 0, sizeof(aKs));
+    tempcrypt_chacha20_xor(aKs, aKs, sizeof(aKs), p->aKey, aNonce,
+                           (uint32_t)(iOff/64));
+    for(i=0; i<nHead; i++) out[i] = in[i] ^ aKs[iSkip+i];
+    tempcrypt_wipe(aKs, sizeof(aKs));
+    out += nHead;  in += nHead;  n -= nHead;  iOff += nHead;
+  }
+  if( n>0 ){
+    tempcrypt_chacha20_xor(out, in, (size_t)n, p->aKey, aNonce,
+                           (uint32_t)(iOff/64));
+  }
+}
+
+static int tcIsFailed(const TcFile *p, i64 k){
+  int i;
+  for(i=0; i<p->nFailed; i++){
+    if( p->aFailed[i]==k ) return 1;
+  }
+  return 0;
+}
+
+static void tcForgetFailed(TcFile *p, i64 k){
+  int i;
+  for(i=0; i<p->nFailed; i++){
+    if( p->aFailed[i]==k ){
+      p->aFailed[i] = p->aFailed[--p->nFailed];
+      return;
+    }
+  }
+}
+
+/* Remember a block whose valid part a failed write may have damaged. */
+static void tcMarkFailed(TcFile *p, i64 k){
+  if( tcIsFailed(p, k) ) return;
+  if( p->nFailed<TC_MAX_FAILED ){
+    p->aFailed[p->nFailed++] = k;
+  }else{
+    p->bBroken = 1;
+  }
+}
+
+/* Forget failed blocks at or after block kFirst (they were truncated). */
+static void tcForgetFailedFrom(TcFile *p, i64 kFirst){
+  int i = 0;
+  while( i<p->nFailed ){
+    if( p->aFailed[i]>=kFirst ){
+      p->aFailed[i] = p->aFailed[--p->nFailed];
+    }else{
+      i++;
+    }
+  }
+}
+
+/* Fix the block size and allocate the work buffer. */
+static int tcSetBlockSize(TcFile *p, int szBlock){
+  p->aBuf = sqlite3_malloc(TC_HDR + szBlock);
+  if( p->aBuf==0 ) return SQLITE_NOMEM;
+  p->szBlock = szBlock;
+  return SQLITE_OK;
+}
+
+/* Wipe and release everything secret about an encrypted file. */
+static void tcWipeFile(TcFile *p){
+  if( p->aBuf ){
+    tempcrypt_wipe(p->aBuf, TC_HDR + (size_t)p->szBlock);
+    sqlite3_free(p->aBuf);
+    p->aBuf = 0;
+  }
+  tempcrypt_wipe(p->aKey, sizeof(p->aKey));
+  tempcrypt_wipe(&p->iCounter, sizeof(p->iCounter));
+  tempcrypt_wipe(&p->iLastCtr, sizeof(p->iLastCtr));
+}
+
+/*
+** Read block k's counter and valid bytes into the work buffer and decrypt
+** them in place, for a read-modify-write.
+*/
+static int tcLoadBlock(TcFile *p, i64 k, int nValid){
+  sqlite3_file *pSub = ORIGFILE(p);
+  u64 iCtr;
+  int rc;
+  if( tcIsFailed(p, k) ){
+    TC_ADD(tcStats.nFailedBlockRead, 1);
+    return SQLITE_IOERR_READ;
+  }
+  rc = pSub->pMethods->xRead(pSub, p->aBuf, TC_HDR+nValid, tcPhysOffset(p,k));
+  TC_ADD(tcStats.nPhysicalRead, (u64)(TC_HDR+nValid));
+  iCtr = load64_le(p->aBuf);
+  if( rc==SQLITE_IOERR_SHORT_READ && iCtr==0 ) rc = SQLITE_OK;
+  if( rc!=SQLITE_OK ) return rc==SQLITE_IOERR_SHORT_READ ? SQLITE_IOERR_READ : rc;
+  if( iCtr==0 ){
+    memset(p->aBuf+TC_HDR, 0, nValid);
+  }else{
+    tcCipher(p, p->aBuf+TC_HDR, p->aBuf+TC_HDR, nValid, iCtr, 0);
+  }
+  return SQLITE_OK;
+}
+
+/*
+** Store n bytes of z (zeros if z is NULL) at byte iOff of block k.  Three
+** cases:
+**   - append to the last block whose counter is known: continue its
+**     keystream and write only the new bytes;
+**   - the write covers every valid byte of the block: fresh counter,
+**     nothing to read;
+**   - otherwise read, decrypt, patch and re-encrypt under a fresh counter.
+** Bytes between the valid end and iOff become zeros.  On failure the
+** caller repairs the file (tcWriteFailed).
+*/
+static int tcWriteBlock(TcFile *p, i64 k, int iOff, const u8 *z, int n){
+  sqlite3_file *pSub = ORIGFILE(p);
+  u8 *aData = p->aBuf + TC_HDR;
+  int nValid = tcValid(p, k);
+  int iEnd = iOff + n;
+  int iFrom;                /* First byte of the block stored by this write */
+  int iTo;                  /* One past the last byte stored */
+  int bAppend = 0;          /* Continue the block's keystream */
+  u64 iCtr;
+  i64 iPhys;
+  int nPhys;
+  int rc;
+
+  if( nValid>0 && iOff>=nValid && k==tcLastBlock(p) && p->bLastKnown ){
+    bAppend = 1;
+    iCtr = p->iLastCtr;
+    iFrom = nValid;
+    iTo = iEnd;
+  }else{
+    if( iOff>0 || iEnd<nValid ){
+      if( nValid>0 ){
+        rc = tcLoadBlock(p, k, nValid);
+        if( rc!=SQLITE_OK ) return rc;
+        TC_ADD(tcStats.nBlockRmw, 1);
+      }
+    }else if( tcIsFailed(p, k) ){
+      tcForgetFailed(p, k);   /* written completely again */
+    }
+    iCtr = ++p->iCounter;
+    iFrom = 0;
+    iTo = iEnd>nValid ? iEnd : nValid;
+  }
+  /* Zeros between what was valid and where this write starts. */
+  if( iOff>nValid ) memset(aData+nValid, 0, iOff-nValid);
+
+  /* Encrypt the stored range; the new bytes go straight from z. */
+  if( z ){
+    tcCipher(p, aData+iOff, z, n, iCtr, iOff);
+    tcCipher(p, aData+iFrom, aData+iFrom, iOff-iFrom, iCtr, iFrom);
+    tcCipher(p, aData+iEnd, aData+iEnd, iTo-iEnd, iCtr, iEnd);
+  }else{
+    memset(aData+iOff, 0, n);
+    tcCipher(p, aData+iFrom, aData+iFrom, iTo-iFrom, iCtr, iFrom);
+  }
+
+  iPhys = tcPhysOffset(p, k);
+  if( bAppend ){
+    nPhys = iTo - iFrom;
+    rc = pSub->pMethods->xWrite(pSub, aData+iFrom, nPhys, iPhys+TC_HDR+iFrom);
+  }else{
+    store64_le(p->aBuf, iCtr);
+    nPhys = TC_HDR + iTo;
+    rc = pSub->pMethods->xWrite(pSub, p->aBuf, nPhys, iPhys);
+  }
+  TC_ADD(tcStats.nPhysicalWrite, (u64)nPhys);
+  if( rc!=SQLITE_OK ){
+    /* A rewrite may have left the valid part half old, half new. */
+    if( !bAppend && nValid>0 ) tcMarkFailed(p, k);
+    return rc;
+  }
+  if( k*p->szBlock + iTo > p->iSize ) p->iSize = k*p->szBlock + iTo;
+  if( k==tcLastBlock(p) ){
+    p->iLastCtr = iCtr;
+    p->bLastKnown = 1;
+  }
+  return SQLITE_OK;
+}
+
+/*
+** Repair the file after a failed write: the logical size goes back to
+** iOldSize, and whatever lies past it in the lower file goes too, so that
+** it never passes for data when the file grows again.  The last block's
+** keystream may have been used past the valid end: do not continue it.
+*/
+static void tcWriteFailed(TcFile *p, i64 iOldSize){
+  sqlite3_file *pSub = ORIGFILE(p);
+  p->iSize = iOldSize;
+  p->bLastKnown = 0;
+  tcForgetFailedFrom(p, (iOldSize + p->szBlock - 1)/p->szBlock);
+  if( pSub->pMethods->xTruncate(pSub, tcPhysSize(p, iOldSize))!=SQLITE_OK ){
+    p->bBroken = 1;
+  }
+}
+
+/* ------------------------------------------------------------ methods */
+
+static int tcClose(sqlite3_file *pFile){
+  TcFile *p = (TcFile*)pFile;
+  pFile = ORIGFILE(pFile);
+  if( p->bCrypt ) tcWipeFile(p);
+  return pFile->pMethods->xClose(pFile);
+}
+
+/*
+** Read block by block.  A read from the start of a block fetches counter
+** and data in one lower call into the work buffer and decrypts from there
+** into zBuf; a read from inside a block fetches the counter, then the
+** data straight into zBuf, and decrypts it in place.
+*/
+static int tcRead(sqlite3_file *pFile, void *zBuf, int iAmt, sqlite3_int64 iOfst){
+  TcFile *p = (TcFile*)pFile;
+  sqlite3_file *pSub = ORIGFILE(pFile);
+  u8 *z = (u8*)zBuf;
+  int rc = SQLITE_OK;
+
+  if( !p->bCrypt ) return pSub->pMethods->xRead(pSub, zBuf, iAmt, iOfst);
+  if( p->bBroken ) return SQLITE_IOERR_READ;
+  TC_ADD(tcStats.nLogicalRead, (u64)iAmt);
+  while( iAmt>0 ){
+    i64 k;
+    int iOff, n;
+    u64 iCtr;
+    const u8 *aCipher;
+    if( iOfst>=p->iSize ){
+      memset(z, 0, iAmt);
+      return SQLITE_IOERR_SHORT_READ;
+    }
+    k = iOfst / p->szBlock;
+    iOff = (int)(iOfst % p->szBlock);
+    n = tcValid(p, k) - iOff;
+    if( n>iAmt ) n = iAmt;
+    if( tcIsFailed(p, k) ){
+      TC_ADD(tcStats.nFailedBlockRead, 1);
+      rc = SQLITE_IOERR_READ;
+      break;
+    }
+    if( iOff==0 ){
+      rc = pSub->pMethods->xRead(pSub, p->aBuf, TC_HDR+n, tcPhysOffset(p, k));
+      TC_ADD(tcStats.nPhysicalRead, (u64)(TC_HDR+n));
+      iCtr = load64_le(p->aBuf);
+      aCipher = p->aBuf + TC_HDR;
+    }else{
+      u8 aHdr[TC_HDR];
+      rc = pSub->pMethods->xRead(pSub, aHdr, TC_HDR, tcPhysOffset(p, k));
+      iCtr = load64_le(aHdr);
+      if( rc==SQLITE_OK && iCtr!=0 ){
+        rc = pSub->pMethods->xRead(pSub, z, n, tcPhysOffset(p,k)+TC_HDR+iOff);
+      }
+      TC_ADD(tcStats.nPhysicalRead, (u64)(TC_HDR+n));
+      aCipher = z;
+    }
+    /* A short lower read is fine only for a block that was never written. */
+    if( rc==SQLITE_IOERR_SHORT_READ ) rc = iCtr==0 ? SQLITE_OK : SQLITE_IOERR_READ;
+    if( rc!=SQLITE_OK ) break;
+    if( iCtr==0 ){
+      memset(z, 0, n);
+    }else{
+      tcCipher(p, z, aCipher, n, iCtr, iOff);
+    }
+    z += n;
+    iOfst += n;
+    iAmt -= n;
+  }
+  if( rc!=SQLITE_OK ) memset(z, 0, iAmt);  /* no ciphertext left in zBuf */
+  return rc;
+}
+
+static int tcWrite(sqlite3_file *pFile, const void *zBuf, int iAmt, sqlite3_int64 iOfst){
+  TcFile *p = (TcFile*)pFile;
+  sqlite3_file *pSub = ORIGFILE(pFile);
+  const u8 *z = (const u8*)zBuf;
+  i64 iOldSize = p->iSize;
+  int rc = SQLITE_OK;
+
+  if( !p->bCrypt ) return pSub->pMethods->xWrite(pSub, zBuf, iAmt, iOfst);
+  if( p->bBroken ) return SQLITE_IOERR_WRITE;
+  if( iAmt<=0 ) return SQLITE_OK;
+  if( p->szBlock==0 ){
+    /* A temp database's first write is a page: its size is the block. */
+    int sz = TC_BLOCK;
+    if( iAmt>=TC_MIN_PAGE && iAmt<=TC_MAX_PAGE && (iAmt & (iAmt-1))==0
+     && iOfst%iAmt==0 ){
+      sz = iAmt;
+    }
+    rc = tcSetBlockSize(p, sz);
+    if( rc!=SQLITE_OK ) return SQLITE_IOERR_NOMEM;
+  }
+  TC_ADD(tcStats.nLogicalWrite, (u64)iAmt);
+
+  /* Past a partly filled last block: fill it up first. */
+  if( iOfst>p->iSize && p->iSize%p->szBlock!=0
+   && iOfst/p->szBlock > tcLastBlock(p) ){
+    int nValid = tcValid(p, tcLastBlock(p));
+    rc = tcWriteBlock(p, tcLastBlock(p), nValid, 0, p->szBlock-nValid);
+  }
+  while( rc==SQLITE_OK && iAmt>0 ){
+    i64 k = iOfst / p->szBlock;
+    int iOff = (int)(iOfst % p->szBlock);
+    int n = p->szBlock - iOff;
+    if( n>iAmt ) n = iAmt;
+    rc = tcWriteBlock(p, k, iOff, z, n);
+    z += n;
+    iOfst += n;
+    iAmt -= n;
+  }
+  if( rc!=SQLITE_OK ) tcWriteFailed(p, iOldSize);
+  return rc;
+}
+
+static int tcTruncate(sqlite3_file *pFile, sqlite3_int64 size){
+  TcFile *p = (TcFile*)pFile;
+  sqlite3_file *pSub = ORIGFILE(pFile);
+  int rc;
+
+  if( !p->bCrypt ) return pSub->pMethods->xTruncate(pSub, size);
+  if( size<0 ) return SQLITE_IOERR_TRUNCATE;
+  if( p->bBroken && size>0 ) return SQLITE_IOERR_TRUNCATE;
+  if( size>0 && p->szBlock==0 ){
+    rc = tcSetBlockSize(p, TC_BLOCK);
+    if( rc!=SQLITE_OK ) return SQLITE_IOERR_NOMEM;
+  }
+  if( size>p->iSize && p->iSize%p->szBlock!=0 ){
+    /* Growing a partly filled last block: its new zeros must be stored
+    ** as ciphertext, since a hole there would decrypt to keystream.
+    ** Blocks past it stay holes: counter 0 reads as zeros. */
+    i64 iOldSize = p->iSize;
+    i64 kLast = tcLastBlock(p);
+    int nValid = tcValid(p, kLast);
+    i64 iFillEnd = (kLast+1)*p->szBlock;
+    if( iFillEnd>size ) iFillEnd = size;
+    rc = tcWriteBlock(p, kLast, nValid, 0, (int)(iFillEnd - p->iSize));
+    if( rc!=SQLITE_OK ){
+      tcWriteFailed(p, iOldSize);
+      return rc;
+    }
+  }
+  rc = pSub->pMethods->xTruncate(pSub, tcPhysSize(p, size));
+  if( rc!=SQLITE_OK ) return rc;
+  p->iSize = size;
+  p->bLastKnown = 0;   /* keystream past the new end is spent */
+  if( size==0 ){
+    p->nFailed = 0;
+    p->bBroken = 0;
+  }else{
+    tcForgetFailedFrom(p, (size + p->szBlock - 1)/p->szBlock);
+  }
+  return SQLITE_OK;
+}
+
+static int tcSync(sqlite3_file *pFile, int flags){
+  pFile = ORIGFILE(pFile);
+  return pFile->pMethods->xSync(pFile, flags);
+}
+
+static int tcFileSize(sqlite3_file *pFile, sqlite3_int64 *pSize){
+  TcFile *p = (TcFile*)pFile;
+  if( p->bCrypt ){
+    *pSize = p->iSize;
+    return SQLITE_OK;
+  }
+  pFile = ORIGFILE(pFile);
+  return pFile->pMethods->xFileSize(pFile, pSize);
+}
+
+static int tcLock(sqlite3_file *pFile, int eLock){
+  pFile = ORIGFILE(pFile);
+  return pFile->pMethods->xLock(pFile, eLock);
+}
+
+static int tcUnlock(sqlite3_file *pFile, int eLock){
+  pFile = ORIGFILE(pFile);
+  return pFile->pMethods->xUnlock(pFile, eLock);
+}
+
+static int tcCheckReservedLock(sqlite3_file *pFile, int *pResOut){
+  pFile = ORIGFILE(pFile);
+  return pFile->pMethods->xCheckReservedLock(pFile, pResOut);
+}
+
+static int tcFileControl(sqlite3_file *pFile, int op, void *pArg){
+  TcFile *p = (TcFile*)pFile;
+  sqlite3_file *pSub = ORIGFILE(pFile);
+  int rc;
+  if( p->bCrypt ){
+    switch( op ){
+      case SQLITE_FCNTL_MMAP_SIZE:
+        /* Never map ciphertext: the limit for this file stays 0. */
+        *(sqlite3_int64*)pArg = 0;
+        return SQLITE_OK;
+      case SQLITE_FCNTL_SIZE_HINT: {
+        sqlite3_int64 iHint = tcPhysSize(p, *(sqlite3_int64*)pArg);
+        if( iHint==0 ) return SQLITE_OK;
+        return pSub->pMethods->xFileControl(pSub, op, &iHint);
+      }
+    }
+  }
+  rc = pSub->pMethods->xFileControl(pSub, op, pArg);
+  if( rc==SQLITE_OK && op==SQLITE_FCNTL_VFSNAME ){
+    *(char**)pArg = sqlite3_mprintf(SQLITE_TEMPCRYPT_VFS_NAME "/%z", *(char**)pArg);
+  }
+  return rc;
+}
+
+static int tcSectorSize(sqlite3_file *pFile){
+  pFile = ORIGFILE(pFile);
+  return pFile->pMethods->xSectorSize(pFile);
+}
+
+static int tcDeviceCharacteristics(sqlite3_file *pFile){
+  TcFile *p = (TcFile*)pFile;
+  int dc;
+  pFile = ORIGFILE(pFile);
+  dc = pFile->pMethods->xDeviceCharacteristics(pFile);
+  if( p->bCrypt ){
+    /* Counter and data are two pieces: no write is atomic any more. */
+    dc &= ~(SQLITE_IOCAP_ATOMIC | SQLITE_IOCAP_ATOMIC512 | SQLITE_IOCAP_ATOMIC1K
+          | SQLITE_IOCAP_ATOMIC2K | SQLITE_IOCAP_ATOMIC4K | SQLITE_IOCAP_ATOMIC8K
+          | SQLITE_IOCAP_ATOMIC16K | SQLITE_IOCAP_ATOMIC32K
+          | SQLITE_IOCAP_ATOMIC64K | SQLITE_IOCAP_SAFE_APPEND
+          | SQLITE_IOCAP_BATCH_ATOMIC);
+  }
+  return dc;
+}
+
+static int tcShmMap(sqlite3_file *pFile, int iPg, int pgsz, int bExtend,
+                    void volatile **pp){
+  pFile = ORIGFILE(pFile);
+  return pFile->pMethods->xShmMap(pFile, iPg, pgsz, bExtend, pp);
+}
+
+static int tcShmLock(sqlite3_file *pFile, int offset, int n, int flags){
+  pFile = ORIGFILE(pFile);
+  return pFile->pMethods->xShmLock(pFile, offset, n, flags);
+}
+
+static void tcShmBarrier(sqlite3_file *pFile){
+  pFile = ORIGFILE(pFile);
+  pFile->pMethods->xShmBarrier(pFile);
+}
+
+static int tcShmUnmap(sqlite3_file *pFile, int deleteFlag){
+  pFile = ORIGFILE(pFile);
+  return pFile->pMethods->xShmUnmap(pFile, deleteFlag);
+}
+
+static int tcFetch(sqlite3_file *pFile, sqlite3_int64 iOfst, int iAmt, void **pp){
+  TcFile *p = (TcFile*)pFile;
+  pFile = ORIGFILE(pFile);
+  if( p->bCrypt || pFile->pMethods->iVersion<3 ){
+    *pp = 0;   /* SQLite falls back to xRead */
+    return SQLITE_OK;
+  }
+  return pFile->pMethods->xFetch(pFile, iOfst, iAmt, pp);
+}
+
+static int tcUnfetch(sqlite3_file *pFile, sqlite3_int64 iOfst, void *pPage){
+  TcFile *p = (TcFile*)pFile;
+  pFile = ORIGFILE(pFile);
+  if( p->bCrypt || pFile->pMethods->iVersion<3 ) return SQLITE_OK;
+  return pFile->pMethods->xUnfetch(pFile, iOfst, pPage);
+}
+
+/* ------------------------------------------------------------ the VFS */
+
+/*
+** Open a file.  Files without a name are temporary: they get a key before
+** the lower file exists, so a failing CSPRNG creates nothing.
+*/
+static int tcOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile,
+                  int flags, int *pOutFlags){
+  TcFile *p = (TcFile*)pFile;
+  sqlite3_file *pSub = ORIGFILE(pFile);
+  int rc = SQLITE_OK;
+
+  memset(p, 0, sizeof(*p));
+  if( zName==0 && TC_LOAD(tcEnabled) ){
+    if( TC_ENTROPY(p->aKey, sizeof(p->aKey))!=0 ){
+      sqlite3_log(SQLITE_CANTOPEN, "tempcrypt: no key for a temp file: getentropy failed");
+      rc = SQLITE_CANTOPEN;
+      goto tc_open_done;
+    }
+    p->bCrypt = 1;
+    p->bDbFile = (flags & (SQLITE_OPEN_TEMP_DB|SQLITE_OPEN_TRANSIENT_DB))!=0;
+    if( !p->bDbFile ){
+      rc = tcSetBlockSize(p, TC_BLOCK);
+      if( rc!=SQLITE_OK ) goto tc_open_done;
+    }
+  }
+  rc = ORIGVFS(pVfs)->xOpen(ORIGVFS(pVfs), zName, pSub, flags, pOutFlags);
+
+tc_open_done:
+  if( rc!=SQLITE_OK ){
+    tcWipeFile(p);
+    pFile->pMethods = 0;
+    return rc;
+  }
+  pFile->pMethods = &tc_io_methods;
+  if( zName==0 ){
+    if( p->bCrypt ){
+      TC_ADD(tcStats.nFileEncrypted, 1);
+#ifdef SQLITE_TEMPCRYPT_TESTING
+      if( tcKeyHook ) tcKeyHook(tcKeyHookArg, pFile, pSub, flags, p->aKey);
+#endif
+    }else{
+      TC_ADD(tcStats.nFilePlain, 1);
+    }
+  }
+  return SQLITE_OK;
+}
+
+static int tcDelete(sqlite3_vfs *pVfs, const char *zPath, int dirSync){
+  return ORIGVFS(pVfs)->xDelete(ORIGVFS(pVfs), zPath, dirSync);
+}
+
+static int tcAccess(sqlite3_vfs *pVfs, const char *zPath, int flags, int *pResOut){
+  return ORIGVFS(pVfs)->xAccess(ORIGVFS(pVfs), zPath, flags, pResOut);
+}
+
+static int tcFullPathname(sqlite3_vfs *pVfs, const char *zPath, int nOut, char *zOut){
+  return ORIGVFS(pVfs)->xFullPathname(ORIGVFS(pVfs), zPath, nOut, zOut);
+}
+
+static void *tcDlOpen(sqlite3_vfs *pVfs, const char *zPath){
+  return ORIGVFS(pVfs)->xDlOpen(ORIGVFS(pVfs), zPath);
+}
+
+static void tcDlError(sqlite3_vfs *pVfs, int nByte, char *zErrMsg){
+  ORIGVFS(pVfs)->xDlError(ORIGVFS(pVfs), nByte, zErrMsg);
+}
+
+static void (*tcDlSym(sqlite3_vfs *pVfs, void *p, const char *zSym))(void){
+  return ORIGVFS(pVfs)->xDlSym(ORIGVFS(pVfs), p, zSym);
+}
+
+static void tcDlClose(sqlite3_vfs *pVfs, void *pHandle){
+  ORIGVFS(pVfs)->xDlClose(ORIGVFS(pVfs), pHandle);
+}
+
+/*
+** SQLite seeds its PRNG (temp file names, randomblob()) from here.  Under
+** WASI the lower VFS has no /dev/urandom and falls back to time and pid,
+** so take the CSPRNG.  Keys never come from this path; should the CSPRNG
+** fail, the lower VFS's own randomness is still better than none.
+*/
+static int tcRandomness(sqlite3_vfs *pVfs, int nByte, char *zBufOut){
+  if( nByte>0 && TC_ENTROPY(zBufOut, (size_t)nByte)==0 ) return nByte;
+  return ORIGVFS(pVfs)->xRandomness(ORIGVFS(pVfs), nByte, zBufOut);
+}
+
+static int tcSleep(sqlite3_vfs *pVfs, int nMicro){
+  return ORIGVFS(pVfs)->xSleep(ORIGVFS(pVfs), nMicro);
+}
+
+static int tcCurrentTime(sqlite3_vfs *pVfs, double *pTimeOut){
+  return ORIGVFS(pVfs)->xCurrentTime(ORIGVFS(pVfs), pTimeOut);
+}
+
+static int tcGetLastError(sqlite3_vfs *pVfs, int a, char *b){
+  return ORIGVFS(pVfs)->xGetLastError(ORIGVFS(pVfs), a, b);
+}
+
+static int tcCurrentTimeInt64(sqlite3_vfs *pVfs, sqlite3_int64 *p){
+  return ORIGVFS(pVfs)->xCurrentTimeInt64(ORIGVFS(pVfs), p);
+}
+
+static int tcSetSystemCall(sqlite3_vfs *pVfs, const char *zName,
+                           sqlite3_syscall_ptr pCall){
+  return ORIGVFS(pVfs)->xSetSystemCall(ORIGVFS(pVfs), zName, pCall);
+}
+
+static sqlite3_syscall_ptr tcGetSystemCall(sqlite3_vfs *pVfs, const char *zName){
+  return ORIGVFS(pVfs)->xGetSystemCall(ORIGVFS(pVfs), zName);
+}
+
+static const char *tcNextSystemCall(sqlite3_vfs *pVfs, const char *zName){
+  return ORIGVFS(pVfs)->xNextSystemCall(ORIGVFS(pVfs), zName);
+}
+
+/* ------------------------------------------------------------ public API */
+
+int sqlite3_tempcrypt_register(const char *zBase, int makeDefault){
+  sqlite3_mutex *pMutex;
+  sqlite3_vfs *pOrig;
+  int rc;
+
+  rc = sqlite3_initialize();
+  if( rc!=SQLITE_OK ) return rc;
+  pMutex = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_VFS2);
+  sqlite3_mutex_enter(pMutex);
+  if( sqlite3_vfs_find(SQLITE_TEMPCRYPT_VFS_NAME)==&tc_vfs ){
+    /* Already registered: only the default may change. */
+    if( zBase && sqlite3_vfs_find(zBase)!=ORIGVFS(&tc_vfs) ){
+      rc = SQLITE_MISUSE;
+    }else if( makeDefault ){
+      rc = sqlite3_vfs_register(&tc_vfs, 1);
+    }
+    goto register_done;
+  }
+  pOrig = sqlite3_vfs_find(zBase);
+  if( pOrig==0 || pOrig==&tc_vfs ){
+    rc = SQLITE_ERROR;
+    goto register_done;
+  }
+  tc_vfs.iVersion = pOrig->iVersion<3 ? pOrig->iVersion : 3;
+  tc_vfs.szOsFile = (int)sizeof(TcFile) + pOrig->szOsFile;
+  tc_vfs.mxPathname = pOrig->mxPathname;
+  tc_vfs.pAppData = pOrig;
+  rc = sqlite3_vfs_register(&tc_vfs, makeDefault);
+
+register_done:
+  sqlite3_mutex_leave(pMutex);
+  return rc;
+}
+
+int sqlite3_tempcrypt_set_enabled(int on){
+  int prev = TC_LOAD(tcEnabled);
+  TC_STORE(tcEnabled, on ? 1 : 0);
+  return prev;
+}
+
+void sqlite3_tempcrypt_stats(struct sqlite3_tempcrypt_stats *pOut, int reset){
+  u64 *aSrc = (u64*)&tcStats;
+  u64 *aOut = (u64*)pOut;
+  size_t i;
+  for(i=0; i<sizeof(tcStats)/sizeof(u64); i++){
+    if( aOut ) aOut[i] = TC_LOAD(aSrc[i]);
+    if( reset ) TC_STORE(aSrc[i], 0);
+  }
+}
+
+#ifdef SQLITE_TEMPCRYPT_TESTING
+void sqlite3_tempcrypt_test_key_hook(sqlite3_tempcrypt_key_hook xHook, void *pArg){
+  tcKeyHook = xHook;
+  tcKeyHookArg = pArg;
+}
+
+void sqlite3_tempcrypt_test_entropy(int (*xEntropy)(void*, size_t)){
+  tcEntropy = xEntropy ? xEntropy : tcGetEntropy;
+}
+
+int sqlite3_tempcrypt_test_block_size(sqlite3_file *pFile){
+  TcFile *p = (TcFile*)pFile;
+  return p->bCrypt ? p->szBlock : 0;
+}
+#endif
