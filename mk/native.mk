@@ -1,0 +1,34 @@
+# Native tests of the core: ChaCha20, the model-based stress test and the
+# SQL smoke test.  The test build of the library has the test-only hooks
+# (SQLITE_TEMPCRYPT_TESTING); the shipped libtempcrypt.a never does.
+
+NATIVE_TEST  ?= $(NATIVE)/test
+STRESS_OPS   ?= 1200000
+STRESS_SEED  ?= $(shell date +%s)
+TEST_CFLAGS   = $(CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -Itest -DSQLITE_TEMPCRYPT_TESTING
+
+.PHONY: test-native test-chacha20 test-stress test-smoke
+TEST_TARGETS += test-native
+test-native: test-chacha20 test-stress test-smoke
+
+$(NATIVE_TEST)/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -c $< -o $@
+
+$(NATIVE_TEST)/libtempcrypt-test.a: $(NATIVE_TEST)/chacha20.o $(NATIVE_TEST)/tempcrypt.o
+	rm -f $@ && ar rcs $@ $^
+
+$(NATIVE_TEST)/chacha20_test: test/chacha20_test.c test/testutil.h $(NATIVE_TEST)/libtempcrypt-test.a
+	$(CC) $(TEST_CFLAGS) -DHAVE_LIBSODIUM -o $@ $< $(NATIVE_TEST)/libtempcrypt-test.a -lsodium
+
+$(NATIVE_TEST)/stress: test/stress.c test/testutil.h $(NATIVE_TEST)/libtempcrypt-test.a $(NATIVE)/sqlite3.o
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(NATIVE_TEST)/libtempcrypt-test.a $(NATIVE)/sqlite3.o -lpthread -lm
+
+test-chacha20: $(NATIVE_TEST)/chacha20_test
+	$< 20000
+
+test-stress: $(NATIVE_TEST)/stress
+	$< -n $(STRESS_OPS) -s $(STRESS_SEED) -m all
+
+test-smoke: $(NATIVE)/sqlite3
+	test/smoke.sh $(NATIVE)/sqlite3
