@@ -1,0 +1,84 @@
+// Storage backend that keeps every file in a growable Uint8Array.  Used for
+// storage 'memory' (any environment, including Node); nothing persists past
+// the Worker or process.  Same typed interface as the OPFS pool.
+
+export class MemoryBackend {
+  constructor() {
+    this.kind = 'memory';
+    this.files = new Map();   // name -> { data, size }
+    this.nextTemp = 0;
+  }
+
+  xOpen(name, flags) {
+    if (name === null) {
+      const file = { name: `/tmp/${++this.nextTemp}`, data: new Uint8Array(0), size: 0, flags };
+      return file;
+    }
+    let file = this.files.get(name);
+    if (!file) {
+      if (!(flags & 0x4)) throw Object.assign(new Error(`no such file: ${name}`), { sqliteCode: 14 });
+      file = { name, data: new Uint8Array(0), size: 0, flags };
+      this.files.set(name, file);
+    }
+    return file;
+  }
+
+  xClose(file) {
+    if (file.flags & 0x8) this.xDelete(file.name);
+  }
+
+  xRead(file, buf, offset) {
+    if (offset >= file.size) return 0;
+    const n = Math.min(buf.length, file.size - offset);
+    buf.set(file.data.subarray(offset, offset + n));
+    return n;
+  }
+
+  xWrite(file, buf, offset) {
+    const end = offset + buf.length;
+    if (end > file.data.length) {
+      const grown = new Uint8Array(Math.max(end, Math.min(file.data.length * 2, end + (64 << 20))));
+      grown.set(file.data.subarray(0, file.size));
+      file.data = grown;
+    }
+    file.data.set(buf, offset);
+    if (end > file.size) file.size = end;
+  }
+
+  xTruncate(file, size) {
+    if (size < file.size) file.data.fill(0, size, file.size);
+    file.size = size;
+    if (size > file.data.length) {
+      const grown = new Uint8Array(size);
+      grown.set(file.data);
+      file.data = grown;
+    }
+  }
+
+  xSync() {}
+
+  xSize(file) {
+    return file.size;
+  }
+
+  xDelete(name) {
+    const file = this.files.get(name);
+    if (!file) return false;
+    file.data = new Uint8Array(0);
+    file.size = 0;
+    this.files.delete(name);
+    return true;
+  }
+
+  xAccess(name) {
+    return this.files.has(name);
+  }
+
+  // What is stored now: the named files (temp files have no entry).
+  list() {
+    return [...this.files.values()].map((f) => ({ path: f.name, flags: f.flags, size: f.size }));
+  }
+
+  async reserve() {}
+  close() {}
+}

@@ -1,0 +1,273 @@
+// Storage backend over the Origin Private File System: a pool of files in
+// one OPFS directory, each opened once with a FileSystemSyncAccessHandle
+// (these can only be created asynchronously, so they are created ahead of
+// need: at open, and topped up by reserve() between calls).
+//
+// Every pool file starts with a 4096-byte header saying which SQLite file
+// it holds (path, open flags, checksum); the file's bytes follow.  A pool
+// file that held a temporary file (no name, or deleted on close) is wiped
+// when the pool opens, so leftovers of a crashed tab do not stay on disk.
+// Access handles are exclusive: a second tab opening the same pool gets a
+// SQLITE_BUSY error that says why.
+
+export const HEADER_SIZE = 4096;
+const MAGIC = 0x31504354;          // 'TCP1' little-endian
+const PATH_MAX = 512;
+const OPEN_CREATE = 0x4, OPEN_DELETEONCLOSE = 0x8, OPEN_MAIN_DB = 0x100,
+  OPEN_MAIN_JOURNAL = 0x800, OPEN_SUPER_JOURNAL = 0x4000, OPEN_WAL = 0x80000;
+const PERSISTENT = OPEN_MAIN_DB | OPEN_MAIN_JOURNAL | OPEN_SUPER_JOURNAL | OPEN_WAL;
+export const POOL_ROOT = '.sqlite-tempcrypt';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function sqliteError(code, message) {
+  return Object.assign(new Error(message), { sqliteCode: code });
+}
+
+function fnv1a(bytes, n) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < n; i++) h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0;
+  return h;
+}
+
+// A slot is free when its header holds no path.
+function isTempSlot(flags) {
+  return (flags & OPEN_DELETEONCLOSE) !== 0 || (flags & PERSISTENT) === 0;
+}
+
+export function opfsAvailable() {
+  return typeof navigator === 'object' && !!navigator.storage?.getDirectory &&
+    typeof FileSystemSyncAccessHandle !== 'undefined';
+}
+
+export class OpfsPool {
+  // Open (creating if needed) the pool in directory POOL_ROOT/<name>.
+  static async open(name, { minFree = 16 } = {}) {
+    if (!opfsAvailable()) {
+      throw sqliteError(14, 'OPFS with FileSystemSyncAccessHandle is not available here (it needs a dedicated Worker in a browser that supports OPFS)');
+    }
+    const root = await navigator.storage.getDirectory();
+    const top = await root.getDirectoryHandle(POOL_ROOT, { create: true });
+    const dir = await top.getDirectoryHandle(name, { create: true });
+    const pool = new OpfsPool(name, dir, minFree);
+    try {
+      for await (const [fname, handle] of dir.entries()) {
+        if (handle.kind !== 'file') continue;
+        const ah = await handle.createSyncAccessHandle();
+        pool.adopt(fname, ah);
+      }
+      await pool.reserve();
+    } catch (e) {
+      pool.close();
+      if (e && (e.name === 'NoModificationAllowedError' || e.name === 'InvalidStateError')) {
+        throw sqliteError(5, `database pool "${name}" is in use by another tab or worker (its OPFS files are locked): ${e.message}`);
+      }
+      throw e;
+    }
+    return pool;
+  }
+
+  constructor(name, dir, minFree) {
+    this.kind = 'opfs';
+    this.name = name;
+    this.dir = dir;
+    this.minFree = minFree;
+    this.slots = [];             // { fname, ah, path, flags }
+    this.byPath = new Map();     // path -> slot
+    this.free = [];              // slots holding nothing
+    this.wipedAtOpen = [];       // { file, path, flags, size } wiped by open
+    this.nextTemp = 0;
+    this.headerBuf = new Uint8Array(HEADER_SIZE);
+  }
+
+  readHeader(slot) {
+    const h = this.headerBuf;
+    h.fill(0);
+    slot.ah.read(h, { at: 0 });
+    const dv = new DataView(h.buffer);
+    const n = dv.getUint32(8, true);
+    if (dv.getUint32(0, true) !== MAGIC || n === 0 || n > PATH_MAX) return null;
+    const sum = dv.getUint32(12, true);
+    dv.setUint32(12, 0, true);
+    if (fnv1a(h, 16 + n) !== sum) return null;
+    return { flags: dv.getUint32(4, true), path: decoder.decode(h.subarray(16, 16 + n)) };
+  }
+
+  writeHeader(slot, path, flags) {
+    const h = this.headerBuf;
+    h.fill(0);
+    if (path !== null) {
+      const bytes = encoder.encode(path);
+      if (bytes.length > PATH_MAX) throw sqliteError(14, `file name too long for the OPFS pool: ${path}`);
+      const dv = new DataView(h.buffer);
+      dv.setUint32(0, MAGIC, true);
+      dv.setUint32(4, flags, true);
+      dv.setUint32(8, bytes.length, true);
+      h.set(bytes, 16);
+      dv.setUint32(12, fnv1a(h, 16 + bytes.length), true);
+    }
+    slot.ah.write(h, { at: 0 });
+  }
+
+  adopt(fname, ah) {
+    const slot = { fname, ah, path: null, flags: 0, gen: 0 };
+    this.slots.push(slot);
+    const hdr = this.readHeader(slot);
+    const size = ah.getSize();
+    if (hdr && !isTempSlot(hdr.flags)) {
+      slot.path = hdr.path;
+      slot.flags = hdr.flags;
+      this.byPath.set(slot.path, slot);
+      return;
+    }
+    if (hdr || size > HEADER_SIZE) {
+      this.wipedAtOpen.push({ file: fname, path: hdr ? hdr.path : null, flags: hdr ? hdr.flags : 0, size: Math.max(0, size - HEADER_SIZE) });
+    }
+    this.release(slot);
+  }
+
+  // Empty a slot: drop its data, clear its header, put it on the free list.
+  release(slot) {
+    if (slot.path !== null && this.byPath.get(slot.path) === slot) this.byPath.delete(slot.path);
+    slot.gen++;
+    slot.path = null;
+    slot.flags = 0;
+    slot.ah.truncate(HEADER_SIZE);
+    this.writeHeader(slot, null, 0);
+    slot.ah.flush();
+    this.free.push(slot);
+  }
+
+  // Create pool files until at least minFree (or `want`) are free.
+  async reserve(want = this.minFree) {
+    while (this.free.length < want && !this.closed) {
+      const fname = 'slot-' + Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, '0')).join('');
+      const fh = await this.dir.getFileHandle(fname, { create: true });
+      const ah = await fh.createSyncAccessHandle();
+      if (this.closed) { ah.close(); return; }
+      const slot = { fname, ah, path: null, flags: 0, gen: 0 };
+      this.slots.push(slot);
+      ah.truncate(HEADER_SIZE);
+      this.writeHeader(slot, null, 0);
+      this.free.push(slot);
+    }
+  }
+
+  // ---- the typed backend interface used by the JS bridge
+  xOpen(name, flags) {
+    let slot = name !== null ? this.byPath.get(name) : undefined;
+    if (!slot) {
+      if (name !== null && !(flags & OPEN_CREATE)) throw sqliteError(14, `no such file in the OPFS pool: ${name}`);
+      slot = this.free.pop();
+      if (!slot) {
+        throw sqliteError(14, `the OPFS pool "${this.name}" has no free file (${this.slots.length} in use); open it with a larger minFree`);
+      }
+      slot.gen++;
+      slot.path = name !== null ? name : `/tmp/${++this.nextTemp}`;
+      slot.flags = flags;
+      this.writeHeader(slot, slot.path, flags);
+      if (name !== null) {
+        slot.ah.flush();
+        this.byPath.set(name, slot);
+      }
+    }
+    return { slot, gen: slot.gen, name: slot.path, flags, temp: name === null };
+  }
+
+  xClose(h) {
+    // A temp file, or a file deleted on close, frees its slot (unless the
+    // slot was already deleted and handed to another file meanwhile).
+    if ((h.flags & OPEN_DELETEONCLOSE || h.temp) && h.slot.gen === h.gen) this.release(h.slot);
+  }
+
+  xRead(h, buf, offset) {
+    return h.slot.ah.read(buf, { at: HEADER_SIZE + offset });
+  }
+
+  xWrite(h, buf, offset) {
+    const n = h.slot.ah.write(buf, { at: HEADER_SIZE + offset });
+    if (n !== buf.length) throw sqliteError(778, `short write to ${h.name}: ${n} of ${buf.length} bytes`);
+  }
+
+  xTruncate(h, size) {
+    h.slot.ah.truncate(HEADER_SIZE + size);
+  }
+
+  xSync(h) {
+    h.slot.ah.flush();
+  }
+
+  xSize(h) {
+    return h.slot.ah.getSize() - HEADER_SIZE;
+  }
+
+  xDelete(name) {
+    const slot = this.byPath.get(name);
+    if (!slot) return false;
+    this.release(slot);
+    return true;
+  }
+
+  xAccess(name) {
+    return this.byPath.has(name);
+  }
+
+  // ---- inspection (tests, demo page)
+  // Every pool file with what it holds (path null: free) and its data size.
+  list() {
+    return this.slots.map((s) => ({ file: s.fname, path: s.path, flags: s.flags, size: s.ah.getSize() - HEADER_SIZE }));
+  }
+
+  // The raw bytes of every pool file, header included, as stored in OPFS.
+  scan() {
+    return this.slots.map((s) => {
+      const bytes = new Uint8Array(s.ah.getSize());
+      s.ah.read(bytes, { at: 0 });
+      return { file: s.fname, path: s.path, flags: s.flags, bytes };
+    });
+  }
+
+  close() {
+    this.closed = true;
+    for (const s of this.slots) {
+      try { s.ah.close(); } catch { /* already closed */ }
+    }
+    this.slots = [];
+    this.free = [];
+    this.byPath.clear();
+  }
+}
+
+// List everything in OPFS (recursively): path, kind, size; files locked by
+// an access handle elsewhere show size null.
+export async function listOpfs() {
+  const out = [];
+  const root = await navigator.storage.getDirectory();
+  async function walk(dir, prefix) {
+    for await (const [name, h] of dir.entries()) {
+      const path = prefix + '/' + name;
+      if (h.kind === 'directory') {
+        out.push({ path, kind: 'directory', size: null });
+        await walk(h, path);
+      } else {
+        let size = null;
+        try { size = (await h.getFile()).size; } catch { /* locked */ }
+        out.push({ path, kind: 'file', size });
+      }
+    }
+  }
+  await walk(root, '');
+  return out;
+}
+
+// Remove a pool directory (it must not be open anywhere).
+export async function deletePool(name) {
+  const root = await navigator.storage.getDirectory();
+  const top = await root.getDirectoryHandle(POOL_ROOT, { create: true });
+  try {
+    await top.removeEntry(name, { recursive: true });
+  } catch (e) {
+    if (e.name !== 'NotFoundError') throw e;
+  }
+}

@@ -1,0 +1,93 @@
+// sqlite-tempcrypt/worker: the synchronous API, for code that already runs
+// in a Worker (or in Node, with storage 'memory').  Opening is async (it
+// loads the wasm and opens the OPFS pool); every call after that is sync.
+//
+//   import { open } from 'sqlite-tempcrypt/worker';
+//   const db = await open('app.db', { storage: 'opfs' });
+//   db.exec('CREATE TABLE IF NOT EXISTS t(x)');
+//   const rows = db.query('SELECT * FROM t WHERE x > ?', [1]);
+
+import { createEngine, SqliteError, STATS_FIELDS } from './engine.js';
+import { MemoryBackend } from './memory-backend.js';
+import { OpfsPool, opfsAvailable, listOpfs, deletePool, HEADER_SIZE, POOL_ROOT } from './opfs-pool.js';
+
+export { SqliteError, STATS_FIELDS, opfsAvailable, listOpfs, deletePool, HEADER_SIZE, POOL_ROOT };
+
+// The pool directory of a database name (one pool per database).
+export function poolNameOf(name) {
+  return encodeURIComponent(name).replace(/\./g, '%2E').slice(0, 200) || 'default';
+}
+
+function resolveStorage(storage) {
+  if (storage === undefined || storage === null) return opfsAvailable() ? 'opfs' : 'memory';
+  if (storage !== 'opfs' && storage !== 'memory') throw new TypeError(`storage must be 'opfs' or 'memory', not ${String(storage)}`);
+  return storage;
+}
+
+// Open a database: a fresh SQLite instance with tempcrypt over its own
+// storage (an OPFS pool named after the database, or memory).
+export async function open(name, options = {}) {
+  if (typeof name !== 'string' || name === '') throw new TypeError('open(name): name must be a non-empty string');
+  const storage = resolveStorage(options.storage);
+  const backend = storage === 'opfs'
+    ? await OpfsPool.open(options.pool ?? poolNameOf(name), { minFree: options.minFree ?? 16 })
+    : new MemoryBackend();
+  let engine, db;
+  try {
+    engine = await createEngine(backend, { wasm: options.wasm });
+    if (options.observer) engine.setObserver(options.observer);
+    db = engine.open(name);
+  } catch (e) {
+    backend.close();
+    throw e;
+  }
+  return new SyncDatabase(db, engine, backend, storage);
+}
+
+// The synchronous database (see index.d.ts for the documentation).
+export class SyncDatabase {
+  constructor(db, engine, backend, storage) {
+    this.db = db;
+    this.engine = engine;
+    this.backend = backend;
+    this.storage = storage;
+    this.name = db.name;
+    this.tempcrypt = {
+      stats: (reset = false) => engine.tempcryptStats(reset),
+      setEnabled: (on) => engine.tempcryptSetEnabled(!!on),
+    };
+    // Inspection of the storage underneath, for tests and the demo page.
+    this.files = {
+      list: () => backend.list(),
+      scan: () => (backend.scan ? backend.scan() : []),
+      wipedAtOpen: backend.wipedAtOpen ?? [],
+      headerSize: storage === 'opfs' ? HEADER_SIZE : 0,
+    };
+  }
+
+  // Set (or clear, with null) the observer of every storage call.
+  observe(fn) { this.engine.setObserver(fn); }
+
+  exec(sql) { try { this.db.exec(sql); } finally { this.topUp(); } }
+  query(sql, params) { try { return this.db.query(sql, params); } finally { this.topUp(); } }
+  run(sql, params) { try { return this.db.run(sql, params); } finally { this.topUp(); } }
+  export() { return this.db.export(); }
+  get inTransaction() { return this.db.inTransaction; }
+
+  // Grow the OPFS pool back to its free minimum (async; OPFS handles can
+  // only be opened asynchronously).  Called after each call; await it
+  // before a statement that opens many temp files at once.
+  reserve(n) { return this.backend.reserve(n); }
+  topUp() {
+    if (this.db.db && this.backend.free && this.backend.free.length < this.backend.minFree) {
+      this.pending = this.backend.reserve().catch(() => {});
+    }
+  }
+
+  close() {
+    if (!this.db.db) return;
+    this.engine.setObserver(null);
+    this.db.close();
+    this.backend.close();
+  }
+}

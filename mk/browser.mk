@@ -1,0 +1,80 @@
+# Browser build: SQLite + tempcrypt + the OPFS VFS (wasm/browser/) as an ES
+# module and a .wasm file, packaged with the JS API (js/) into dist/.
+#   make browser        build dist/
+#   make test-browser   run the browser tests in headless Chromium
+# Needs Debian's emscripten (emcc 3.1.6); -O1 and above need NODE_PATH.
+
+EMCC          ?= emcc
+BROWSER       := $(BUILD)/browser
+DIST          ?= dist
+BROWSER_OPT   ?= -O2
+# Override to build without the core (e.g. a local stub while it is written).
+BROWSER_TC_SRC ?= $(TC_SRC)
+BROWSER_ENV   := NODE_PATH=/usr/share/nodejs
+
+# No threads in the Worker, no OS layer (the VFS is ours), no mmap.
+BROWSER_SQLITE_DEFS := $(filter-out -DSQLITE_THREADSAFE=%,$(SQLITE_DEFS)) \
+    -DSQLITE_THREADSAFE=0 -DSQLITE_OS_OTHER=1 -DSQLITE_OMIT_SHARED_CACHE \
+    -DSQLITE_OMIT_DEPRECATED -DSQLITE_MAX_MMAP_SIZE=0 -DSQLITE_USE_ALLOCA \
+    -DSQLITE_ENABLE_BYTECODE_VTAB -DSQLITE_ENABLE_DBSTAT_VTAB
+
+BROWSER_CFLAGS := $(BROWSER_OPT) -msimd128 -I$(SQLITE_DIR) -Isrc -Iwasm/browser
+
+BROWSER_EXPORT_LIST := malloc free tc_init tc_stats tc_codes tc_code_count \
+    sqlite3_tempcrypt_set_enabled sqlite3_open_v2 sqlite3_close_v2 \
+    sqlite3_exec sqlite3_errmsg sqlite3_errstr sqlite3_extended_errcode \
+    sqlite3_prepare_v3 sqlite3_finalize sqlite3_step sqlite3_reset \
+    sqlite3_clear_bindings sqlite3_bind_parameter_count \
+    sqlite3_bind_parameter_index sqlite3_bind_parameter_name \
+    sqlite3_bind_null sqlite3_bind_int64 sqlite3_bind_double \
+    sqlite3_bind_text sqlite3_bind_blob sqlite3_column_count \
+    sqlite3_column_name sqlite3_column_type sqlite3_column_int64 \
+    sqlite3_column_double sqlite3_column_text sqlite3_column_blob \
+    sqlite3_column_bytes sqlite3_changes64 sqlite3_last_insert_rowid \
+    sqlite3_serialize sqlite3_deserialize sqlite3_free sqlite3_malloc64 \
+    sqlite3_get_autocommit sqlite3_libversion sqlite3_sql
+BROWSER_EMPTY :=
+BROWSER_COMMA := ,
+BROWSER_EXPORTS := $(patsubst %$(BROWSER_COMMA),%,$(subst $(BROWSER_EMPTY) $(BROWSER_EMPTY),$(BROWSER_EMPTY),$(foreach f,$(BROWSER_EXPORT_LIST),_$(f)$(BROWSER_COMMA))))
+
+BROWSER_LDFLAGS := $(BROWSER_OPT) -msimd128 -sEXPORT_ES6=1 -sMODULARIZE=1 \
+    -sEXPORT_NAME=createSqliteModule -sENVIRONMENT=web,worker \
+    -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=16MB -sWASM_BIGINT=1 \
+    -sFILESYSTEM=0 -sEXIT_RUNTIME=0 -sINCOMING_MODULE_JS_API=instantiateWasm,print,printErr \
+    -sEXPORTED_FUNCTIONS=$(BROWSER_EXPORTS) \
+    -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8 \
+    --js-library wasm/browser/opfs_library.js
+
+BROWSER_JS   := $(wildcard js/*.js) js/index.d.ts js/worker.d.ts
+BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/opfs_vfs.o $(BROWSER)/glue.o \
+    $(patsubst %.c,$(BROWSER)/%.o,$(notdir $(BROWSER_TC_SRC)))
+
+.PHONY: browser test-browser
+browser: $(DIST)/sqlite3.mjs $(DIST)/.js-stamp
+
+$(BROWSER)/sqlite3.o: $(SQLITE_C)
+	@mkdir -p $(@D)
+	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) $(BROWSER_SQLITE_DEFS) -c $< -o $@
+
+$(BROWSER)/%.o: wasm/browser/%.c wasm/browser/opfs_vfs.h $(SQLITE_DIR)/sqlite3.h
+	@mkdir -p $(@D)
+	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) $(BROWSER_SQLITE_DEFS) -Wall -Wextra -c $< -o $@
+
+$(BROWSER)/%.o: $(filter %.c,$(BROWSER_TC_SRC)) $(TC_HDR) $(SQLITE_DIR)/sqlite3.h
+	@mkdir -p $(@D)
+	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) -DSQLITE_THREADSAFE=0 -Wall -Wextra \
+	    -c $(filter %/$*.c,$(BROWSER_TC_SRC)) -o $@
+
+$(DIST)/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/opfs_library.js
+	@mkdir -p $(@D)
+	$(BROWSER_ENV) $(EMCC) $(BROWSER_LDFLAGS) $(BROWSER_OBJS) -o $@
+
+$(DIST)/.js-stamp: $(BROWSER_JS)
+	@mkdir -p $(@D)
+	cp $(BROWSER_JS) $(DIST)/
+	touch $@
+
+test-browser: browser
+	node test/browser/run.mjs
+
+TEST_TARGETS += test-browser

@@ -1,0 +1,262 @@
+/*
+** The "opfs" VFS: every I/O method forwards to the JS bridge (see
+** opfs_vfs.h).  Locking is done here, in memory: a storage backend belongs
+** to one Worker (OPFS access handles are exclusive), so the only other
+** connections that can touch a file live in this same wasm instance.
+*/
+#include <string.h>
+#include "opfs_vfs.h"
+
+typedef struct OpfsLock OpfsLock;
+typedef struct OpfsFile OpfsFile;
+
+/* Lock state shared by every connection of this instance on one name. */
+struct OpfsLock {
+  char *zName;
+  int nShared;        /* connections holding SHARED or more */
+  int nReserved;      /* 0 or 1: a RESERVED or PENDING holder */
+  int nExclusive;     /* 0 or 1 */
+  int nPending;       /* 0 or 1 */
+  int nRef;
+  OpfsLock *pNext;
+};
+static OpfsLock *opfsLocks = 0;
+
+struct OpfsFile {
+  sqlite3_file base;
+  int eLock;          /* SQLITE_LOCK_* held by this connection */
+  int flags;          /* open flags */
+  OpfsLock *pLock;    /* NULL for files without a name */
+};
+
+static OpfsLock *lockFind(const char *zName){
+  OpfsLock *p;
+  for(p=opfsLocks; p; p=p->pNext){
+    if( strcmp(p->zName, zName)==0 ){ p->nRef++; return p; }
+  }
+  p = sqlite3_malloc64(sizeof(*p));
+  if( p==0 ) return 0;
+  memset(p, 0, sizeof(*p));
+  p->zName = sqlite3_mprintf("%s", zName);
+  if( p->zName==0 ){ sqlite3_free(p); return 0; }
+  p->nRef = 1;
+  p->pNext = opfsLocks;
+  opfsLocks = p;
+  return p;
+}
+
+static void lockRelease(OpfsLock *p){
+  OpfsLock **pp;
+  if( p==0 || --p->nRef>0 ) return;
+  for(pp=&opfsLocks; *pp; pp=&(*pp)->pNext){
+    if( *pp==p ){ *pp = p->pNext; break; }
+  }
+  sqlite3_free(p->zName);
+  sqlite3_free(p);
+}
+
+static int opfsClose(sqlite3_file *pFile){
+  OpfsFile *p = (OpfsFile*)pFile;
+  int rc = opfs_js_close((int)(size_t)pFile);
+  if( p->pLock ){
+    OpfsLock *l = p->pLock;
+    if( p->eLock>=SQLITE_LOCK_SHARED ) l->nShared--;
+    if( p->eLock>=SQLITE_LOCK_RESERVED ) l->nReserved = 0;
+    if( p->eLock>=SQLITE_LOCK_PENDING ) l->nPending = 0;
+    if( p->eLock==SQLITE_LOCK_EXCLUSIVE ) l->nExclusive = 0;
+    lockRelease(l);
+    p->pLock = 0;
+  }
+  return rc;
+}
+
+static int opfsRead(sqlite3_file *pFile, void *pBuf, int iAmt, sqlite3_int64 iOfst){
+  return opfs_js_read((int)(size_t)pFile, pBuf, iAmt, (double)iOfst);
+}
+
+static int opfsWrite(sqlite3_file *pFile, const void *pBuf, int iAmt, sqlite3_int64 iOfst){
+  return opfs_js_write((int)(size_t)pFile, pBuf, iAmt, (double)iOfst);
+}
+
+static int opfsTruncate(sqlite3_file *pFile, sqlite3_int64 size){
+  return opfs_js_truncate((int)(size_t)pFile, (double)size);
+}
+
+static int opfsSync(sqlite3_file *pFile, int flags){
+  return opfs_js_sync((int)(size_t)pFile, flags);
+}
+
+static int opfsFileSize(sqlite3_file *pFile, sqlite3_int64 *pSize){
+  double d = opfs_js_size((int)(size_t)pFile);
+  if( d<0 ){ *pSize = 0; return SQLITE_IOERR_FSTAT; }
+  *pSize = (sqlite3_int64)d;
+  return SQLITE_OK;
+}
+
+/* Standard SQLite lock transitions, for connections of this instance. */
+static int opfsLock(sqlite3_file *pFile, int eLock){
+  OpfsFile *p = (OpfsFile*)pFile;
+  OpfsLock *l = p->pLock;
+  if( p->eLock>=eLock ) return SQLITE_OK;
+  if( l==0 ){ p->eLock = eLock; return SQLITE_OK; }
+  switch( eLock ){
+    case SQLITE_LOCK_SHARED:
+      if( l->nPending || l->nExclusive ) return SQLITE_BUSY;
+      l->nShared++;
+      break;
+    case SQLITE_LOCK_RESERVED:
+      if( l->nReserved ) return SQLITE_BUSY;
+      l->nReserved = 1;
+      break;
+    case SQLITE_LOCK_EXCLUSIVE:
+      if( p->eLock<SQLITE_LOCK_PENDING ){
+        if( l->nPending ) return SQLITE_BUSY;
+        l->nPending = 1;
+        p->eLock = SQLITE_LOCK_PENDING;
+      }
+      if( l->nShared>1 ) return SQLITE_BUSY;
+      l->nExclusive = 1;
+      break;
+    default:
+      return SQLITE_MISUSE;
+  }
+  p->eLock = eLock;
+  return SQLITE_OK;
+}
+
+static int opfsUnlock(sqlite3_file *pFile, int eLock){
+  OpfsFile *p = (OpfsFile*)pFile;
+  OpfsLock *l = p->pLock;
+  if( p->eLock<=eLock ) return SQLITE_OK;
+  if( l ){
+    if( p->eLock==SQLITE_LOCK_EXCLUSIVE ) l->nExclusive = 0;
+    if( p->eLock>=SQLITE_LOCK_PENDING ) l->nPending = 0;
+    if( p->eLock>=SQLITE_LOCK_RESERVED ) l->nReserved = 0;
+    if( eLock==SQLITE_LOCK_NONE && p->eLock>=SQLITE_LOCK_SHARED ) l->nShared--;
+  }
+  p->eLock = eLock;
+  return SQLITE_OK;
+}
+
+static int opfsCheckReservedLock(sqlite3_file *pFile, int *pResOut){
+  OpfsFile *p = (OpfsFile*)pFile;
+  *pResOut = p->pLock ? p->pLock->nReserved : 0;
+  return SQLITE_OK;
+}
+
+static int opfsFileControl(sqlite3_file *pFile, int op, void *pArg){
+  (void)pFile; (void)op; (void)pArg;
+  return SQLITE_NOTFOUND;
+}
+
+static int opfsSectorSize(sqlite3_file *pFile){
+  (void)pFile;
+  return 4096;
+}
+
+static int opfsDeviceCharacteristics(sqlite3_file *pFile){
+  (void)pFile;
+  return SQLITE_IOCAP_UNDELETABLE_WHEN_OPEN | SQLITE_IOCAP_SAFE_APPEND
+       | SQLITE_IOCAP_SEQUENTIAL | SQLITE_IOCAP_POWERSAFE_OVERWRITE;
+}
+
+static const sqlite3_io_methods opfsIoMethods = {
+  1, opfsClose, opfsRead, opfsWrite, opfsTruncate, opfsSync, opfsFileSize,
+  opfsLock, opfsUnlock, opfsCheckReservedLock, opfsFileControl,
+  opfsSectorSize, opfsDeviceCharacteristics,
+  0, 0, 0, 0, 0, 0
+};
+
+static int opfsOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile,
+                    int flags, int *pOutFlags){
+  OpfsFile *p = (OpfsFile*)pFile;
+  int outFlags = flags;
+  int rc;
+  (void)pVfs;
+  memset(p, 0, sizeof(*p));
+  p->flags = flags;
+  if( zName && (flags & SQLITE_OPEN_MAIN_DB) ){
+    p->pLock = lockFind(zName);
+    if( p->pLock==0 ) return SQLITE_NOMEM;
+  }
+  rc = opfs_js_open(zName, (int)(size_t)pFile, flags, &outFlags);
+  if( rc!=SQLITE_OK ){
+    lockRelease(p->pLock);
+    p->pLock = 0;
+    return rc;
+  }
+  if( pOutFlags ) *pOutFlags = outFlags;
+  p->base.pMethods = &opfsIoMethods;
+  return SQLITE_OK;
+}
+
+static int opfsDelete(sqlite3_vfs *pVfs, const char *zName, int syncDir){
+  (void)pVfs;
+  return opfs_js_delete(zName, syncDir);
+}
+
+static int opfsAccess(sqlite3_vfs *pVfs, const char *zName, int flags, int *pResOut){
+  int r;
+  (void)pVfs;
+  r = opfs_js_access(zName, flags);
+  if( r<0 ){ *pResOut = 0; return SQLITE_IOERR_ACCESS; }
+  *pResOut = r;
+  return SQLITE_OK;
+}
+
+static int opfsFullPathname(sqlite3_vfs *pVfs, const char *zName, int nOut, char *zOut){
+  (void)pVfs;
+  if( zName[0]=='/' ){
+    sqlite3_snprintf(nOut, zOut, "%s", zName);
+  }else{
+    sqlite3_snprintf(nOut, zOut, "/%s", zName);
+  }
+  return SQLITE_OK;
+}
+
+static int opfsRandomness(sqlite3_vfs *pVfs, int nByte, char *zOut){
+  (void)pVfs;
+  if( opfs_js_random(zOut, nByte)!=0 ) memset(zOut, 0, nByte);
+  return nByte;
+}
+
+static int opfsSleep(sqlite3_vfs *pVfs, int microseconds){
+  (void)pVfs;
+  return microseconds;   /* a Worker cannot block; SQLite only retries */
+}
+
+static int opfsCurrentTimeInt64(sqlite3_vfs *pVfs, sqlite3_int64 *pNow){
+  (void)pVfs;
+  /* Julian day in milliseconds: 2440587.5 days at the Unix epoch. */
+  *pNow = (sqlite3_int64)210866760000000LL + (sqlite3_int64)opfs_js_now();
+  return SQLITE_OK;
+}
+
+static int opfsCurrentTime(sqlite3_vfs *pVfs, double *pNow){
+  sqlite3_int64 t;
+  opfsCurrentTimeInt64(pVfs, &t);
+  *pNow = t/86400000.0;
+  return SQLITE_OK;
+}
+
+static int opfsGetLastError(sqlite3_vfs *pVfs, int nBuf, char *zBuf){
+  (void)pVfs;
+  return opfs_js_last_error(zBuf, nBuf);
+}
+
+static sqlite3_vfs opfsVfs = {
+  2, sizeof(OpfsFile), 512, 0, OPFS_VFS_NAME, 0,
+  opfsOpen, opfsDelete, opfsAccess, opfsFullPathname,
+  0, 0, 0, 0,
+  opfsRandomness, opfsSleep, opfsCurrentTime, opfsGetLastError,
+  opfsCurrentTimeInt64,
+  0, 0, 0
+};
+
+int opfs_vfs_register(void){
+  return sqlite3_vfs_register(&opfsVfs, 1);
+}
+
+/* With SQLITE_OS_OTHER=1 the application supplies these. */
+int sqlite3_os_init(void){ return opfs_vfs_register(); }
+int sqlite3_os_end(void){ return SQLITE_OK; }
