@@ -1,0 +1,128 @@
+# WASI build: the SQLite shell and library with tempcrypt for wasm32-wasi
+# (wasmtime, node:wasi, jco), with Debian's clang-19 + lld-19 + wasi-libc.
+#   make wasi        build/wasi/sqlite3.wasm, libtempcrypt.a, libsqlite3.a
+#   make test-wasi   build the WASI tests and run them under node:wasi and
+#                    jco (and wasmtime when it is on PATH)
+# Compiled with -O2, linked without -O: with -O clang would run the old
+# Debian wasm-opt on the result.
+
+WASI_CC      ?= clang-19
+WASI_AR      ?= llvm-ar-19
+WASI_TARGET  ?= wasm32-wasi
+WASI_SYSROOT ?= /usr
+WASI_OPT     ?= -O2
+WASI_NODE    ?= node
+WASI         := $(BUILD)/wasi
+WASI_JCO     := node_modules/@bytecodealliance/jco/dist/jco.js
+
+WASI_BASE_CFLAGS := --target=$(WASI_TARGET) --sysroot=$(WASI_SYSROOT)
+WASI_CFLAGS   = $(WASI_BASE_CFLAGS) $(WASI_OPT)
+WASI_LDFLAGS  = $(WASI_BASE_CFLAGS)
+
+# No threads under WASI preview1.  SQLite picks its WASI default VFS
+# ("unix-dotfile") and leaves out WAL shared memory by itself.
+WASI_SQLITE_DEFS := $(filter-out -DSQLITE_THREADSAFE=%,$(SQLITE_DEFS)) \
+    -DSQLITE_THREADSAFE=0
+
+# The shell (not the library) uses signal(), getpid(), getrusage(), clock():
+# wasi-libc's emulations of them.  compat.h/compat.c supply chmod(),
+# realpath() and system(), which Debian's 2022 wasi-libc lacks.
+WASI_EMUL_DEFS := -D_WASI_EMULATED_SIGNAL -D_WASI_EMULATED_PROCESS_CLOCKS \
+    -D_WASI_EMULATED_GETPID -D_WASI_EMULATED_MMAN
+WASI_EMUL_LIBS := -lwasi-emulated-signal -lwasi-emulated-process-clocks \
+    -lwasi-emulated-getpid -lwasi-emulated-mman
+WASI_SHELL_DEFS := -DSQLITE_SHELL_INIT_PROC=sqlite3_tempcrypt_wasi_shell_init
+
+WASI_TC_OBJS   := $(WASI)/chacha20.o $(WASI)/tempcrypt.o
+WASI_SHELL_OBJS := $(WASI)/shell.o $(WASI)/shell_init.o $(WASI)/shell_init_wasi.o \
+    $(WASI)/compat.o $(WASI)/cabi_realloc.o
+
+.PHONY: wasi test-wasi wasi-tests
+wasi: $(WASI)/sqlite3.wasm $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a
+
+# ---------------------------------------------------------------- library
+$(WASI)/sqlite3.o: $(SQLITE_C)
+	@mkdir -p $(@D)
+	$(WASI_CC) $(WASI_CFLAGS) $(WASI_SQLITE_DEFS) -c $< -o $@
+
+# With SQLITE_THREADSAFE=0 sqlite3.c has no sqlite3_mutex_*() functions at
+# all; tempcrypt calls them, so the library adds no-op ones.
+$(WASI)/libsqlite3.a: $(WASI)/sqlite3.o $(WASI)/sqlite3_mutex_noop.o
+	rm -f $@ && $(WASI_AR) rcs $@ $^
+
+$(WASI)/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h
+	@mkdir -p $(@D)
+	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -c $< -o $@
+
+$(WASI)/libtempcrypt.a: $(WASI_TC_OBJS)
+	rm -f $@ && $(WASI_AR) rcs $@ $^
+
+# ---------------------------------------------------------------- shell
+$(WASI)/shell.o: $(SQLITE_DIR)/shell.c wasm/wasi/compat.h
+	@mkdir -p $(@D)
+	$(WASI_CC) $(WASI_CFLAGS) $(WASI_SQLITE_DEFS) $(WASI_EMUL_DEFS) $(WASI_SHELL_DEFS) \
+	    -include wasm/wasi/compat.h -I$(SQLITE_DIR) -c $< -o $@
+
+$(WASI)/%.o: wasm/wasi/%.c wasm/wasi/compat.h $(SQLITE_DIR)/sqlite3.h
+	@mkdir -p $(@D)
+	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -Iwasm/wasi -c $< -o $@
+
+$(WASI)/sqlite3.wasm: $(WASI_SHELL_OBJS) $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a
+	$(WASI_CC) $(WASI_LDFLAGS) -o $@ $^ $(WASI_EMUL_LIBS)
+
+# ---------------------------------------------------------------- test builds
+# The same shell with tempcrypt's runtime switch starting off: the control
+# of the syscall-level leak proof (its temp files are plaintext).
+$(WASI)/disabled/tempcrypt.o: src/tempcrypt.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h
+	@mkdir -p $(@D)
+	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_DEFAULT_ENABLED=0 \
+	    -I$(SQLITE_DIR) -Isrc -c $< -o $@
+
+$(WASI)/sqlite3-disabled.wasm: $(WASI_SHELL_OBJS) $(WASI)/chacha20.o \
+    $(WASI)/disabled/tempcrypt.o $(WASI)/libsqlite3.a
+	$(WASI_CC) $(WASI_LDFLAGS) -o $@ $^ $(WASI_EMUL_LIBS)
+
+# tempcrypt with its test hooks, for the test programs.
+$(WASI)/testing/tempcrypt.o: src/tempcrypt.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h
+	@mkdir -p $(@D)
+	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_TESTING \
+	    -I$(SQLITE_DIR) -Isrc -c $< -o $@
+
+$(WASI)/testing/libtempcrypt.a: $(WASI)/chacha20.o $(WASI)/testing/tempcrypt.o
+	rm -f $@ && $(WASI_AR) rcs $@ $^
+
+# The shell wrapped as a WASI preview2 component for jco (the tests time
+# jco's runs without this one-off step).
+$(WASI)/%.component.wasm: $(WASI)/%.wasm
+	$(WASI_NODE) $(WASI_JCO) new $< --wasi-command -o $@
+
+# WASI test programs: test/wasi/NAME.c -> build/wasi/test/NAME.wasm, linked
+# with SQLite and the testing tempcrypt.
+WASI_TEST_SRC  := $(sort $(wildcard test/wasi/*.c))
+WASI_TEST_PROGS := $(patsubst test/wasi/%.c,$(WASI)/test/%.wasm,$(WASI_TEST_SRC))
+WASI_TEST_CFLAGS = $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_TESTING \
+    -I$(SQLITE_DIR) -Isrc -Itest -Itest/wasi
+
+$(WASI)/test/%.o: test/wasi/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h
+	@mkdir -p $(@D)
+	$(WASI_CC) $(WASI_TEST_CFLAGS) -c $< -o $@
+
+$(WASI)/test/%.wasm: $(WASI)/test/%.o $(WASI)/cabi_realloc.o \
+    $(WASI)/testing/libtempcrypt.a $(WASI)/libsqlite3.a
+	$(WASI_CC) $(WASI_LDFLAGS) -o $@ $^
+
+# Native twins of programs whose output must be bit-identical to the wasm.
+$(NATIVE)/wasi-twin/%: test/wasi/%.c $(TC_SRC) $(TC_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -Isrc -Itest -Itest/wasi -o $@ $< src/chacha20.c
+
+
+wasi-tests: wasi $(WASI)/sqlite3-disabled.wasm $(WASI)/sqlite3.component.wasm \
+    $(WASI_TEST_PROGS) $(WASI_EXTRA_TESTS)
+
+# Runs every wasm/wasi/test/*.test.mjs with node's test runner.
+test-wasi: wasi-tests
+	TEMPCRYPT_WASI_BUILD=$(WASI) TEMPCRYPT_NATIVE_BUILD=$(NATIVE) \
+	    $(WASI_NODE) --test $(sort $(wildcard wasm/wasi/test/*.test.mjs))
+
+TEST_TARGETS += test-wasi
