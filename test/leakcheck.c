@@ -1,0 +1,181 @@
+/*
+** Plaintext leak check.  A spy VFS under tempcrypt scans every write to
+** every file (and each temp file's whole content when it is closed) for a
+** marker string built at run time.  Every workload runs twice, with
+** tempcrypt disabled and enabled, with PRAGMA temp_store=FILE and small
+** caches so that temporary data really reaches the files.
+**
+** Asserts: with encryption off every workload leaks the marker into a
+** temp file (so the check can see a leak); with it on none does, every
+** temp file was encrypted, and the bytes written look random (Shannon
+** entropy > 7.9 bits/byte).  Prints the report table.
+**
+**   leakcheck [-q]        -q: no table, only failures and the summary
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "proof.h"
+#include "tempcrypt.h"
+
+#define NROW 400
+#define MIN_ENTROPY 7.9
+#define ENTROPY_MIN_BYTES 16384
+
+typedef struct Tally {
+  int nFile, nEnc;
+  int64_t nByte, nHit;
+  unsigned kinds;          /* open-flag kinds of the files with hits */
+  unsigned allKinds;       /* open-flag kinds of all temp files */
+  uint64_t aHist[256];     /* bytes written to encrypted temp files */
+} Tally;
+
+static unsigned kindBit(int flags){
+  if( flags & SQLITE_OPEN_MAIN_DB ) return 1;
+  if( flags & SQLITE_OPEN_TEMP_DB ) return 2;
+  if( flags & SQLITE_OPEN_TRANSIENT_DB ) return 4;
+  if( flags & SQLITE_OPEN_SUBJOURNAL ) return 8;
+  if( flags & SQLITE_OPEN_TEMP_JOURNAL ) return 16;
+  if( flags & SQLITE_OPEN_MAIN_JOURNAL ) return 32;
+  return 64;
+}
+static const char *kindStr(unsigned k, char *z){
+  static const char cKind[] = "MDTSJjo";  /* main_db temp_db transient subj
+                                           ** temp_jrnl main_jrnl other */
+  int i, n = 0;
+  for(i=0; i<7; i++) if( k & (1u<<i) ) z[n++] = cKind[i];
+  if( n==0 ) z[n++] = '-';
+  z[n] = 0;
+  return z;
+}
+
+static void tally(Tally *t){
+  int i, j, n = proof_files_count();
+  memset(t, 0, sizeof(*t));
+  for(i=0; i<n; i++){
+    ProofFile *f = proof_file(i);
+    if( !f->isTemp ) continue;
+    t->nFile++;
+    t->nByte += f->nByte;
+    t->nHit += f->nHit + f->nDiskHit;
+    t->allKinds |= kindBit(f->flags);
+    if( f->nHit + f->nDiskHit ) t->kinds |= kindBit(f->flags);
+    if( f->encrypted ){
+      t->nEnc++;
+      for(j=0; j<256; j++) t->aHist[j] += f->aHist[j];
+    }
+  }
+}
+
+static int runOne(const char *zDb, const unsigned char *aTpl, long nTpl,
+                  const ProofWorkload *w, int enc, Tally *t){
+  sqlite3 *db;
+  ProofCfg cfg = {1, 0, 0};
+  ProofRun run;
+  int i, nErr = 0;
+  proof_remove_db(zDb);
+  if( proof_write_file(zDb, aTpl, nTpl) ) return -1;
+  db = proof_open(zDb, &cfg);
+  if( !db ) return -1;
+  if( w->zSetup && sqlite3_exec(db, w->zSetup, 0, 0, 0) ){ sqlite3_close(db); return -1; }
+  sqlite3_tempcrypt_set_enabled(enc);
+  proof_files_reset();
+  proof_run_script(db, w->zScript, &run, 0);
+  proof_finish_tx(db);
+  for(i=0; i<run.nStmt; i++){
+    /* The statement-journal workload fails on purpose (constraint). */
+    if( run.aRc[i] && run.aRc[i]!=SQLITE_CONSTRAINT ) nErr++;
+  }
+  if( sqlite3_close(db)!=SQLITE_OK ) nErr++;
+  sqlite3_tempcrypt_set_enabled(1);
+  tally(t);
+  return nErr;
+}
+
+int main(int argc, char **argv){
+  int quiet = argc>1 && strcmp(argv[1], "-q")==0;
+  const char *zBase, *zDb;
+  unsigned char *aTpl;
+  long nTpl = 0;
+  int i, rc;
+  Tally off, on;
+  uint64_t aAll[256];
+  char zk1[16], zk2[16];
+  int64_t nNamedHit = 0;
+
+  rc = proof_init(argv[0]);
+  if( rc ){ fprintf(stderr, "proof_init: %d\n", rc); return 2; }
+  memset(aAll, 0, sizeof(aAll));
+  zBase = proof_path(0, "base");
+  zDb = proof_path(1, "work");
+  proof_files_reset();
+  rc = proof_make_base(zBase, NROW);
+  CHECK(rc==SQLITE_OK, "cannot build base database: %d", rc);
+  if( rc ) return proof_finish();
+  for(i=0; i<proof_files_count(); i++){
+    if( !proof_file(i)->isTemp ) nNamedHit += proof_file(i)->nHit;
+  }
+  /* The spy must see the marker where it is meant to be: in the
+  ** database file itself, which tempcrypt leaves alone. */
+  CHECK(nNamedHit>0, "spy saw no marker in the (plaintext) main database");
+  aTpl = proof_read_file(zBase, &nTpl);
+  CHECK(aTpl!=0, "cannot read %s", zBase);
+  if( !aTpl ) return proof_finish();
+
+  if( !quiet ){
+    printf("Plaintext leak check: %d rows, PRAGMA temp_store=FILE, cache_size=8, marker built at run time\n", NROW);
+    printf("kinds: M main_db (ATTACH ''), D temp_db, T transient_db, S subjournal, J temp_journal\n\n");
+    printf("%-18s | %-28s | %-36s\n", "", "tempcrypt disabled", "tempcrypt enabled");
+    printf("%-18s | %5s %9s %5s %-5s | %5s %9s %5s %4s %-7s\n",
+      "workload", "files", "bytes", "hits", "kinds", "files", "bytes", "hits", "enc", "entropy");
+    printf("-------------------+------------------------------+--------------------------------------\n");
+  }
+  for(i=0; i<proof_nWorkload; i++){
+    const ProofWorkload *w = &proof_workloads[i];
+    double ent; uint64_t nEntBytes; int j;
+    int e1 = runOne(zDb, aTpl, nTpl, w, 0, &off);
+    int e2 = runOne(zDb, aTpl, nTpl, w, 1, &on);
+    CHECK(e1==0, "%s: errors with encryption off (%d)", w->zName, e1);
+    CHECK(e2==0, "%s: errors with encryption on (%d)", w->zName, e2);
+    ent = proof_entropy(on.aHist, &nEntBytes);
+    for(j=0; j<256; j++) aAll[j] += on.aHist[j];
+    if( !quiet ){
+      char zEnt[16];
+      if( nEntBytes>=ENTROPY_MIN_BYTES ) snprintf(zEnt, sizeof(zEnt), "%.4f", ent);
+      else snprintf(zEnt, sizeof(zEnt), "(%.2f)", ent);
+      printf("%-18s | %5d %9lld %5lld %-5s | %5d %9lld %5lld %4d %-7s\n",
+        w->zName, off.nFile, (long long)off.nByte, (long long)off.nHit,
+        kindStr(off.kinds, zk1),
+        on.nFile, (long long)on.nByte, (long long)on.nHit, on.nEnc, zEnt);
+    }
+    (void)zk2;
+    CHECK(off.nFile>0 && off.nHit>0,
+          "%s: no plaintext marker in temp files with encryption OFF "
+          "(files=%d, hits=%lld): the workload does not reach a temp file",
+          w->zName, off.nFile, (long long)off.nHit);
+    CHECK(on.nFile>0, "%s: no temp file with encryption on", w->zName);
+    CHECK(on.nHit==0, "%s: LEAK: %lld marker hits in temp files with encryption ON (kinds %s)",
+          w->zName, (long long)on.nHit, kindStr(on.kinds, zk1));
+#ifdef SQLITE_TEMPCRYPT_TESTING
+    CHECK(on.nEnc==on.nFile, "%s: %d of %d temp files not encrypted (kinds %s)",
+          w->zName, on.nFile-on.nEnc, on.nFile, kindStr(on.allKinds, zk1));
+#endif
+    if( nEntBytes>=ENTROPY_MIN_BYTES ){
+      CHECK(ent>MIN_ENTROPY, "%s: entropy of encrypted temp files %.4f <= %.1f",
+            w->zName, ent, MIN_ENTROPY);
+    }
+  }
+  {
+    uint64_t n; double ent = proof_entropy(aAll, &n);
+    if( !quiet ) printf("\nall encrypted temp-file bytes: %llu, entropy %.4f bits/byte\n",
+                        (unsigned long long)n, ent);
+#ifdef SQLITE_TEMPCRYPT_TESTING
+    CHECK(n>=ENTROPY_MIN_BYTES && ent>MIN_ENTROPY, "overall entropy %.4f over %llu bytes",
+          ent, (unsigned long long)n);
+#endif
+  }
+  free(aTpl);
+  proof_remove_db(zBase);
+  proof_remove_db(zDb);
+  return proof_finish();
+}
