@@ -1,0 +1,181 @@
+/*
+** Key hygiene.
+**
+** 1. Keys do not outlive their files.  The test learns every temp file's
+**    key through the test-only key hook.  SQLite's allocator is the test
+**    allocator of proof.c with quarantine on: freed blocks are kept with
+**    their contents, so a key that was freed without being wiped stays
+**    visible.  While a temp database is open its key must be found (the
+**    scan sees where keys live); after the connection closes, no block,
+**    live or freed, holds any key or any 8-byte quarter of one.
+**
+** 2. No key, no file.  With the entropy source failing (test entropy hook)
+**    a statement that needs a temp file fails with an error, no temp file
+**    is created below tempcrypt and not a byte is written, and the
+**    database is unchanged and intact.  With entropy back, the same
+**    statements succeed.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "proof.h"
+#include "tempcrypt.h"
+
+#ifndef SQLITE_TEMPCRYPT_TESTING
+# error keyhygiene needs the test build (-DSQLITE_TEMPCRYPT_TESTING)
+#endif
+
+#define MAXKEY 4096
+static unsigned char aKeys[MAXKEY][32];
+static int nKey = 0;
+static void observe(const unsigned char *aKey, int flags){
+  (void)flags;
+  if( nKey<MAXKEY ) memcpy(aKeys[nKey++], aKey, 32);
+}
+
+static int nEntropyCalls = 0;
+static int failingEntropy(void *p, size_t n){
+  (void)p; (void)n;
+  nEntropyCalls++;
+  return -1;
+}
+
+/* Scan for all keys from iFirst on; returns blocks with a full key, adds
+** blocks with a key quarter to *pnPart. */
+static int scanKeys(int iFirst, int *pnPart){
+  int i, nHit = 0, nPart = 0;
+  for(i=iFirst; i<nKey; i++){
+    int p = 0;
+    nHit += proof_mem_scan(aKeys[i], 32, &p);
+    nPart += p;
+  }
+  *pnPart = nPart;
+  return nHit;
+}
+
+static void tempFiles(int *pnFile, int64_t *pnByte){
+  int i; *pnFile = 0; *pnByte = 0;
+  for(i=0; i<proof_files_count(); i++){
+    if( proof_file(i)->isTemp ){ (*pnFile)++; *pnByte += proof_file(i)->nByte; }
+  }
+}
+
+int main(int argc, char **argv){
+  const char *zDb, *zBase;
+  unsigned char *aTpl; long nTpl = 0;
+  sqlite3 *db;
+  ProofRun run;
+  ProofCfg cfg = {1, 0, 0};
+  int rc, i, nHit, nPart;
+  static const char *azWl[] = {
+    "temp-table+index", "order-by", "distinct", "vacuum", "stmt-journal",
+    "savepoint", "attach-anon", "overflow", "window", "create-index"
+  };
+  (void)argc;
+  rc = proof_init(argv[0]);
+  if( rc ){ fprintf(stderr, "proof_init: %d\n", rc); return 2; }
+  proof_key_observer = observe;
+  zBase = proof_path(0, "base");
+  zDb = proof_path(1, "work");
+  rc = proof_make_base(zBase, 400);
+  CHECK(rc==SQLITE_OK, "base database");
+  aTpl = proof_read_file(zBase, &nTpl);
+  if( rc || !aTpl ) return proof_finish();
+
+  /* ---- 1. no key survives its file */
+  proof_mem_quarantine(1);
+  for(i=0; i<(int)(sizeof(azWl)/sizeof(azWl[0])); i++){
+    const ProofWorkload *w = 0;
+    int j, iFirst = nKey;
+    for(j=0; j<proof_nWorkload; j++){
+      if( strcmp(proof_workloads[j].zName, azWl[i])==0 ) w = &proof_workloads[j];
+    }
+    if( !w ){ CHECK(0, "no workload %s", azWl[i]); continue; }
+    proof_remove_db(zDb);
+    proof_write_file(zDb, aTpl, nTpl);
+    db = proof_open(zDb, &cfg);
+    CHECK(db!=0, "%s: open", w->zName);
+    if( !db ) continue;
+    if( w->zSetup ) sqlite3_exec(db, w->zSetup, 0, 0, 0);
+    proof_run_script(db, w->zScript, &run, 0);
+    proof_finish_tx(db);
+    CHECK(nKey>iFirst, "%s: no temp file key reported", w->zName);
+    if( strcmp(w->zName, "temp-table+index")==0 ){
+      /* Positive control: the temp database is still open, so its key is
+      ** in memory the scan covers. */
+      nHit = scanKeys(iFirst, &nPart);
+      CHECK(nHit>0, "control: the key of an open temp database was not found "
+                    "in SQLite's memory: the scan cannot see keys");
+    }
+    CHECK(sqlite3_close(db)==SQLITE_OK, "%s: close", w->zName);
+    nHit = scanKeys(iFirst, &nPart);
+    CHECK(nHit==0 && nPart==0,
+          "%s: after close, %d blocks hold a whole key and %d a key quarter",
+          w->zName, nHit, nPart);
+    printf("%-18s %3d keys, %lld blocks scanned (live and freed): %s\n",
+           w->zName, nKey-iFirst, (long long)proof_mem_blocks(),
+           nHit||nPart ? "KEY FOUND" : "no key left");
+  }
+  proof_mem_quarantine(0);
+  proof_mem_release_quarantine();
+
+  /* ---- 2. entropy failure: no file, no write, an error */
+  {
+    static const char *azSql[] = {
+      "SELECT a, b FROM t ORDER BY b",
+      "CREATE INDEX tx ON t(b, a)",
+      "VACUUM",
+      "CREATE TEMP TABLE tt AS SELECT * FROM t",
+      "BEGIN; UPDATE u SET s=s||'x'; UPDATE u SET s = mk()||s, "
+        "k = CASE WHEN id=(SELECT max(id) FROM u) THEN 1 ELSE k END; COMMIT",
+    };
+    int nFile; int64_t nByte;
+    ProofRun allOk;
+    memset(&allOk, 0, sizeof(allOk));
+    allOk.nStmt = PROOF_MAXSTMT;
+    for(i=0; i<(int)(sizeof(azSql)/sizeof(azSql[0])); i++){
+      uint64_t hPre, hPost;
+      int k, anyErr = 0, nKeyBefore;
+      proof_remove_db(zDb);
+      proof_write_file(zDb, aTpl, nTpl);
+      db = proof_open(zDb, &cfg);
+      CHECK(db!=0, "open");
+      if( !db ) continue;
+      hPre = proof_db_hash(db);
+      proof_files_reset();
+      nEntropyCalls = 0;
+      nKeyBefore = nKey;
+      sqlite3_tempcrypt_test_entropy(failingEntropy);
+      /* Stop at the first error, then roll back, as an application would. */
+      proof_run_script(db, azSql[i], &run, &allOk);
+      sqlite3_tempcrypt_test_entropy(0);
+      if( !sqlite3_get_autocommit(db) ) sqlite3_exec(db, "ROLLBACK", 0, 0, 0);
+      for(k=0; k<run.nStmt; k++) if( run.aRc[k] && run.aRc[k]!=SQLITE_CONSTRAINT ) anyErr = 1;
+      tempFiles(&nFile, &nByte);
+      CHECK(nEntropyCalls>0, "[%s] entropy source never asked", azSql[i]);
+      CHECK(anyErr, "[%s] succeeded without a key", azSql[i]);
+      CHECK(nByte==0, "[%s] %lld bytes written to temp files without a key",
+            azSql[i], (long long)nByte);
+      CHECK(nFile==0, "[%s] %d temp files created below tempcrypt without a key",
+            azSql[i], nFile);
+      CHECK(nKey==nKeyBefore, "[%s] a key was reported without entropy", azSql[i]);
+      hPost = proof_db_hash(db);
+      CHECK(hPost!=0 && hPost==hPre, "[%s] database changed", azSql[i]);
+      CHECK(proof_integrity_ok(db), "[%s] integrity_check", azSql[i]);
+      printf("no entropy: %-40.40s -> %s, %d temp files, %lld bytes\n", azSql[i],
+             anyErr ? "error" : "SUCCEEDED", nFile, (long long)nByte);
+      /* Entropy back: the same statements work. */
+      proof_run_script(db, azSql[i], &run, 0);
+      proof_finish_tx(db);
+      for(k=0; k<run.nStmt; k++){
+        CHECK(run.aRc[k]==SQLITE_OK || run.aRc[k]==SQLITE_CONSTRAINT,
+              "[%s] fails even with entropy: %d", azSql[i], run.aRc[k]);
+      }
+      CHECK(sqlite3_close(db)==SQLITE_OK, "close");
+    }
+  }
+  free(aTpl);
+  proof_remove_db(zBase);
+  proof_remove_db(zDb);
+  return proof_finish();
+}
