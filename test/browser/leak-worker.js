@@ -1,0 +1,151 @@
+// Leak-check worker: runs the temp-file workloads over OPFS with tempcrypt
+// on or off, and spies on every buffer the VFS under tempcrypt writes.
+// The marker arrives in the first message (built at run time by the test
+// runner), so it never sits in a cached script.
+import { open } from '../../dist/worker.js';
+
+const enc = new TextEncoder();
+
+// Count occurrences of needle in hay[from, to).
+function countIn(hay, needle, from = 0, to = hay.length) {
+  let n = 0;
+  const first = needle[0];
+  outer: for (let i = Math.max(0, from); i <= Math.min(to, hay.length) - needle.length; i++) {
+    if (hay[i] !== first) continue;
+    for (let j = 1; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
+    n++;
+  }
+  return n;
+}
+
+// The spy: keeps a shadow image of every temp file (so a marker split
+// across two writes is still seen) and counts marker hits per file kind.
+function makeSpy(needle) {
+  const files = new Map();   // fileId -> { image, size, kind, name }
+  const hits = {};           // kind -> hits in temp files
+  const bytes = {};          // kind -> bytes written
+  const opened = {};         // kind -> temp files opened
+  let tempWrites = 0;
+  const spy = (ev) => {
+    if (ev.op === 'open' && ev.temp) {
+      files.set(ev.fileId, { image: new Uint8Array(0), size: 0, kind: ev.kind, name: ev.name });
+      opened[ev.kind] = (opened[ev.kind] || 0) + 1;
+    }
+    if (ev.op === 'close') files.delete(ev.fileId);
+    if (ev.op !== 'write') return;
+    bytes[ev.kind] = (bytes[ev.kind] || 0) + ev.length;
+    if (!ev.temp) return;
+    tempWrites++;
+    const f = files.get(ev.fileId);
+    const end = ev.offset + ev.length;
+    if (end > f.image.length) {
+      const g = new Uint8Array(Math.max(end, f.image.length * 2));
+      g.set(f.image);
+      f.image = g;
+    }
+    f.image.set(ev.data, ev.offset);
+    f.size = Math.max(f.size, end);
+    const m = needle.length;
+    const n = countIn(f.image, needle, ev.offset - m + 1, Math.min(f.size, end + m - 1));
+    if (n) hits[ev.kind] = (hits[ev.kind] || 0) + n;
+  };
+  return { spy, hits, bytes, opened, get tempWrites() { return tempWrites; } };
+}
+
+// The workloads of the leak check; each runs with temp_store=FILE and a
+// small page cache so that temp data spills to files.
+function workloads(M) {
+  return [
+    ['setup', (db) => {
+      db.exec('PRAGMA temp_store=FILE; PRAGMA cache_size=8; PRAGMA temp.cache_size=8;');
+      db.exec('CREATE TABLE IF NOT EXISTS t(id INTEGER PRIMARY KEY, grp INT, u INT UNIQUE, v TEXT, pad BLOB)');
+      db.run(`INSERT INTO t(grp, u, v, pad) SELECT n % 7, n, ?1 || '#' || n, randomblob(400)
+              FROM (WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n < 6000) SELECT n FROM c)`, [M]);
+    }],
+    ['temp table + index', (db) => {
+      db.exec(`CREATE TEMP TABLE tt AS SELECT * FROM t; CREATE INDEX temp.tt_v ON tt(v);`);
+      db.query('SELECT count(*) FROM tt WHERE v > ?', ['']);
+    }],
+    ['ORDER BY unindexed', (db) => db.query('SELECT v, pad FROM t ORDER BY substr(v, 3) DESC, id')],
+    ['DISTINCT', (db) => db.query(`SELECT DISTINCT v || '.' AS d FROM t`)],
+    ['GROUP BY', (db) => db.query('SELECT v, count(*) AS n FROM t GROUP BY v')],
+    ['UNION / EXCEPT', (db) => {
+      db.query(`SELECT v FROM t UNION SELECT v || 'u' FROM t`);
+      db.query('SELECT v FROM t EXCEPT SELECT v FROM t WHERE id % 2 = 0');
+    }],
+    ['IN (subquery)', (db) => db.query('SELECT count(*) AS n FROM t WHERE v IN (SELECT v || \'\' FROM t WHERE id % 3 = 0)')],
+    ['window PARTITION BY', (db) => db.query('SELECT v, row_number() OVER (PARTITION BY grp ORDER BY v DESC) AS r FROM t')],
+    ['materialized CTE', (db) => db.query(`WITH c AS MATERIALIZED (SELECT v, pad FROM t ORDER BY random())
+                                           SELECT count(*) AS n, max(v) AS m FROM c`)],
+    ['CREATE INDEX', (db) => db.exec('CREATE INDEX t_v ON t(v); DROP INDEX t_v;')],
+    ['VACUUM', (db) => db.exec('VACUUM')],
+    ['statement journal', (db) => {
+      db.exec('BEGIN');
+      db.exec(`UPDATE t SET v = v || '-1'`);
+      db.exec(`UPDATE t SET u = u + 100000, v = v || '-2'`);
+      db.exec('COMMIT');
+    }],
+    ['SAVEPOINT / ROLLBACK TO', (db) => {
+      db.exec('BEGIN; UPDATE t SET grp = grp + 1;');
+      db.exec(`SAVEPOINT sp; UPDATE t SET v = v || '-sp', pad = randomblob(300); ROLLBACK TO sp; RELEASE sp;`);
+      db.exec('COMMIT');
+    }],
+    ["ATTACH ''", (db) => {
+      db.exec(`ATTACH '' AS scratch; CREATE TABLE scratch.x AS SELECT * FROM t; CREATE INDEX scratch.x_v ON x(v);`);
+      db.query('SELECT count(*) FROM scratch.x WHERE v > ?', ['']);
+      db.exec('DETACH scratch');
+    }],
+    ['large values', (db) => {
+      db.run(`CREATE TEMP TABLE big AS SELECT n, ?1 || hex(randomblob(300000)) || ?1 AS v
+              FROM (WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n < 4) SELECT n FROM c)`, [M]);
+      db.query('SELECT n, length(v) AS l FROM big ORDER BY v');
+    }],
+    // Left open on purpose: the test closes the tab without closing the
+    // database, so this temp table's file stays in OPFS as a crash would
+    // leave it (the next open must wipe it).
+    ['left open (crash)', (db) => {
+      db.exec(`CREATE TEMP TABLE crash AS SELECT v, pad FROM t; CREATE INDEX temp.crash_v ON crash(v);`);
+    }],
+  ];
+}
+
+self.onmessage = async ({ data }) => {
+  const { cmd, name, marker, enabled } = data;
+  try {
+    if (cmd === 'leak') {
+      const needle = enc.encode(marker);
+      const s = makeSpy(needle);
+      const db = await open(name, { storage: 'opfs', minFree: 24 });
+      const before = db.tempcrypt.setEnabled(enabled);
+      db.observe(s.spy);
+      const times = {};
+      for (const [label, fn] of workloads(marker)) {
+        const t0 = performance.now();
+        await db.reserve(24);
+        fn(db);
+        times[label] = Math.round(performance.now() - t0);
+      }
+      await db.reserve(0);
+      // The OPFS layer's own view after the run: scan every pool file.
+      const poolHits = { temp: 0, persistent: 0 };
+      for (const f of db.files.scan()) {
+        const n = countIn(f.bytes, needle);
+        if (f.path === null || f.path.startsWith('/tmp/')) poolHits.temp += n; else poolHits.persistent += n;
+      }
+      // Keep the db (and its temp files) open: the tab is closed next.
+      self.keep = db;
+      self.postMessage({ ok: true, wasEnabled: before, hits: s.hits, bytes: s.bytes, opened: s.opened,
+        tempWrites: s.tempWrites, stats: db.tempcrypt.stats(), poolHits, times, files: db.files.list() });
+    } else if (cmd === 'reopen') {
+      const db = await open(name, { storage: 'opfs' });
+      const rows = db.query('SELECT count(*) AS n FROM t');
+      const check = db.query('PRAGMA integrity_check');
+      const wiped = db.files.wipedAtOpen;
+      const files = db.files.list();
+      db.close();
+      self.postMessage({ ok: true, rows: rows[0].n, integrity: check[0].integrity_check, wiped, files });
+    }
+  } catch (e) {
+    self.postMessage({ ok: false, error: `${e.name}: ${e.message} (code ${e.code})`, stack: e.stack });
+  }
+};

@@ -1,0 +1,252 @@
+// Browser tests of the package (make test-browser): headless Chromium
+// driven by playwright-core, a fresh profile per run, files served from
+// 127.0.0.1 without COOP/COEP.  Every check asserts; any failure makes the
+// run exit 1.
+//   node test/browser/run.mjs [--only=api,leak,consumer,node,types]
+import { chromium } from 'playwright-core';
+import { serve } from './server.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import os from 'node:os';
+import crypto from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const BUILD = path.join(ROOT, 'build', 'browser-test');
+const only = (process.argv.find((a) => a.startsWith('--only=')) || '').slice(7).split(',').filter(Boolean);
+const want = (name) => only.length === 0 || only.includes(name);
+
+const results = [];
+function check(cond, name, detail = '') {
+  results.push({ ok: !!cond, name, detail });
+  console.log(`${cond ? 'ok  ' : 'FAIL'} ${name}${detail ? ' — ' + detail : ''}`);
+  return !!cond;
+}
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+function freshProfile(tag) {
+  fs.mkdirSync(BUILD, { recursive: true });
+  return fs.mkdtempSync(path.join(BUILD, `profile-${tag}-`));
+}
+
+async function launch(profile) {
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS,
+  });
+  ctx.on('weberror', (e) => console.log('  [page error]', e.error().message));
+  return ctx;
+}
+
+async function newPage(ctx, base) {
+  const page = await ctx.newPage();
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') console.log(`  [console.${m.type()}]`, m.text()); });
+  await page.goto(`${base}/test/browser/index.html`);
+  return page;
+}
+
+// Run the leak worker in the page; returns its answer.
+function inWorker(page, msg) {
+  return page.evaluate((msg) => new Promise((resolve) => {
+    const w = new Worker('/test/browser/leak-worker.js', { type: 'module' });
+    w.onmessage = (e) => resolve(e.data);
+    w.onerror = (e) => resolve({ ok: false, error: `worker error: ${e.message}` });
+    w.postMessage(msg);
+    window.__leakWorker = w;
+  }), msg);
+}
+
+// ---- raw scan of the profile's OPFS files (Chromium stores each OPFS file
+// as a plain file under Default/File System/).  Pool files start with our
+// header ('TCP1', flags): main database and journal may hold the marker by
+// design; every other file (temp, free, unknown) must not.
+const PERSISTENT = 0x100 | 0x800 | 0x4000 | 0x80000;
+function rawScan(profile, marker) {
+  const needle = Buffer.from(marker);
+  const dir = path.join(profile, 'Default', 'File System');
+  const out = { files: 0, bytes: 0, poolFiles: 0, tempHits: 0, persistentHits: 0, where: [] };
+  const walk = (d) => {
+    if (!fs.existsSync(d)) return;
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) { walk(p); continue; }
+      if (!e.isFile()) continue;
+      const buf = fs.readFileSync(p);
+      out.files++; out.bytes += buf.length;
+      let hits = 0;
+      for (let i = buf.indexOf(needle); i >= 0; i = buf.indexOf(needle, i + 1)) hits++;
+      const isPool = buf.length >= 16 && buf.readUInt32LE(0) === 0x31504354;
+      if (isPool) out.poolFiles++;
+      const flags = isPool ? buf.readUInt32LE(4) : 0;
+      const persistent = isPool && (flags & PERSISTENT) && !(flags & 0x8);
+      if (persistent) out.persistentHits += hits; else out.tempHits += hits;
+      if (hits) out.where.push(`${path.relative(dir, p)} (${buf.length} B, ${persistent ? 'persistent' : 'temp/other'} flags=0x${flags.toString(16)}): ${hits}`);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function sum(o) { return Object.values(o || {}).reduce((a, b) => a + b, 0); }
+
+// ---------------------------------------------------------------- tests
+async function testNode() {
+  const { open } = await import(path.join(ROOT, 'dist/index.js'));
+  const db = await open('node.db', { storage: 'memory' });
+  check(db.storage === 'memory', 'node: memory storage');
+  await db.exec('CREATE TABLE t(x); INSERT INTO t VALUES (1), (9223372036854775807)');
+  const rows = await db.query('SELECT x FROM t ORDER BY x');
+  check(rows[0].x === 1 && rows[1].x === 9223372036854775807n, 'node: query with BigInt', JSON.stringify(rows, (k, v) => typeof v === 'bigint' ? String(v) : v));
+  await db.exec('PRAGMA temp_store=FILE; PRAGMA temp.cache_size=4; CREATE TEMP TABLE y AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<3000) SELECT n, randomblob(100) FROM c');
+  const s = await db.tempcrypt.stats();
+  check(s.nFileEncrypted >= 1, 'node: temp files encrypted in memory storage', `nFileEncrypted=${s.nFileEncrypted}`);
+  let err;
+  try { await db.run('INSERT INTO nope VALUES (1)'); } catch (e) { err = e; }
+  check(err && err.code === 1 && /no such table/.test(err.message), 'node: error carries code and message');
+  await db.close();
+  let opfsErr;
+  try { await open('x.db', { storage: 'opfs' }); } catch (e) { opfsErr = e; }
+  check(opfsErr && /OPFS/.test(opfsErr.message), 'node: storage opfs rejected with a clear message', opfsErr && opfsErr.message);
+}
+
+function testTypes() {
+  try {
+    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'test/browser/tsconfig.json')], { stdio: 'pipe' });
+    check(true, 'types: tsc --noEmit on index.d.ts and worker.d.ts');
+  } catch (e) {
+    check(false, 'types: tsc --noEmit on index.d.ts and worker.d.ts', String(e.stdout || e.message));
+  }
+}
+
+async function testApi(base) {
+  const profile = freshProfile('api');
+  const ctx = await launch(profile);
+  try {
+    const page = await newPage(ctx, base);
+    const res = await page.evaluate(() => import('/test/browser/api-tests.js').then((m) => m.run()));
+    for (const r of res) check(r.ok, `api: ${r.name}`, r.error || '');
+
+    // Persistence across a reload.
+    const token = crypto.randomBytes(8).toString('hex');
+    const wrote = await page.evaluate(async (token) => {
+      const { open } = await import('/dist/index.js');
+      const db = await open('persist.db');
+      await db.exec('CREATE TABLE IF NOT EXISTS kv(k PRIMARY KEY, v)');
+      await db.run('INSERT OR REPLACE INTO kv VALUES (?, ?)', ['token', token]);
+      const storage = db.storage;
+      await db.close();
+      return storage;
+    }, token);
+    check(wrote === 'opfs', 'persist: default storage in a browser is opfs', wrote);
+    await page.reload();
+    const read = await page.evaluate(async () => {
+      const { open } = await import('/dist/index.js');
+      const db = await open('persist.db');
+      const rows = await db.query('SELECT v FROM kv WHERE k = ?', ['token']);
+      await db.close();
+      return rows;
+    });
+    check(read.length === 1 && read[0].v === token, 'persist: value survives a page reload', JSON.stringify(read));
+
+    // Second tab: a clear SQLITE_BUSY rejection, and no harm to the first.
+    const pageB = await newPage(ctx, base);
+    await page.evaluate(async () => {
+      const { open } = await import('/dist/index.js');
+      window.dbA = await open('busy.db');
+      await window.dbA.exec('CREATE TABLE IF NOT EXISTS b(x); INSERT INTO b VALUES (1)');
+    });
+    const second = await pageB.evaluate(async () => {
+      const { open } = await import('/dist/index.js');
+      try { const db = await open('busy.db'); await db.close(); return { opened: true }; }
+      catch (e) { return { opened: false, name: e.name, code: e.code, message: e.message }; }
+    });
+    check(!second.opened && second.code === 5 && /another tab/.test(second.message), 'second tab: rejected with SQLITE_BUSY saying why', JSON.stringify(second));
+    const firstStill = await page.evaluate(async () => (await window.dbA.query('SELECT count(*) AS n FROM b'))[0].n);
+    check(firstStill >= 1, 'second tab: first tab unaffected');
+    await page.evaluate(() => window.dbA.close());
+    const third = await pageB.evaluate(async () => {
+      const { open } = await import('/dist/index.js');
+      const db = await open('busy.db');
+      const n = (await db.query('SELECT count(*) AS n FROM b'))[0].n;
+      const ic = (await db.query('PRAGMA integrity_check'))[0].integrity_check;
+      await db.close();
+      return { n, ic };
+    });
+    check(third.n >= 1 && third.ic === 'ok', 'second tab: opens once the first closed', JSON.stringify(third));
+  } finally {
+    await ctx.close();
+  }
+}
+
+// The leak check for one mode: run the workloads, close the tab without
+// closing the database (a crash, as far as OPFS is concerned), scan the
+// raw profile, reopen (leftovers must be wiped), scan again.
+async function testLeak(base, enabled) {
+  const mode = enabled ? 'enabled' : 'disabled';
+  const marker = ['TCLEAK', crypto.randomBytes(12).toString('hex'), 'MARK'].join('-');
+  const profile = freshProfile(`leak-${mode}`);
+  let ctx = await launch(profile);
+  let run;
+  try {
+    const page = await newPage(ctx, base);
+    run = await inWorker(page, { cmd: 'leak', name: 'leak.db', marker, enabled });
+    await page.close({ runBeforeUnload: false });
+  } finally {
+    await ctx.close();
+  }
+  if (!check(run.ok, `leak ${mode}: workloads ran`, run.error || '')) return;
+  const spyHits = sum(run.hits);
+  console.log(`  spy: temp files opened ${JSON.stringify(run.opened)}, temp writes ${run.tempWrites}, bytes ${JSON.stringify(run.bytes)}`);
+  console.log(`  spy hits by kind ${JSON.stringify(run.hits)}; pool scan ${JSON.stringify(run.poolHits)}; stats ${JSON.stringify(run.stats)}`);
+  check(run.wasEnabled === true, `leak ${mode}: tempcrypt is on by default`);
+  check(sum(run.opened) >= 3 && run.tempWrites > 0, `leak ${mode}: workloads spilled to temp files`, `${sum(run.opened)} temp files, ${run.tempWrites} writes`);
+  const raw = rawScan(profile, marker);
+  console.log(`  raw scan: ${raw.files} files, ${raw.bytes} bytes, ${raw.poolFiles} pool files; ${raw.where.join('; ') || 'no hits'}`);
+  check(raw.persistentHits > 0, `leak ${mode}: raw scan sees the main database's plaintext (the scan works)`, `${raw.persistentHits} hits`);
+  if (enabled) {
+    check(spyHits === 0, 'leak enabled: spy finds no marker in any temp-file write', `${spyHits} hits`);
+    check(run.poolHits.temp === 0, 'leak enabled: OPFS pool scan finds no marker in temp files', `${run.poolHits.temp} hits`);
+    check(raw.tempHits === 0, 'leak enabled: raw profile scan finds no marker outside main db/journal', `${raw.tempHits} hits`);
+    check(run.stats.nFileEncrypted >= 3 && run.stats.nFilePlain === 0, 'leak enabled: every temp file encrypted', `${run.stats.nFileEncrypted} encrypted, ${run.stats.nFilePlain} plain`);
+  } else {
+    check(spyHits > 0, 'leak disabled: spy finds the marker (the check can fail)', `${spyHits} hits`);
+    check(run.poolHits.temp > 0, 'leak disabled: OPFS pool scan finds the marker in the open temp file', `${run.poolHits.temp} hits`);
+    check(raw.tempHits > 0, 'leak disabled: raw profile scan finds the marker in a temp pool file', `${raw.tempHits} hits`);
+    check(run.stats.nFilePlain >= 3 && run.stats.nFileEncrypted === 0, 'leak disabled: every temp file plain', `${run.stats.nFilePlain} plain`);
+  }
+  // Next open of the same profile: temp leftovers wiped.
+  ctx = await launch(profile);
+  let again;
+  try {
+    const page = await newPage(ctx, base);
+    again = await inWorker(page, { cmd: 'reopen', name: 'leak.db' });
+  } finally {
+    await ctx.close();
+  }
+  check(again.ok && again.rows === 6000 && again.integrity === 'ok', `crash ${mode}: database intact after the crash`, again.error || `${again.rows} rows, ${again.integrity}`);
+  check(again.ok && again.wiped.length >= 1, `crash ${mode}: temp leftovers wiped on the next open`, JSON.stringify(again.wiped));
+  const raw2 = rawScan(profile, marker);
+  check(raw2.tempHits === 0, `crash ${mode}: no marker outside main db/journal after the next open`, `${raw2.tempHits} hits; ${raw2.where.join('; ')}`);
+  fs.rmSync(profile, { recursive: true, force: true });
+  return run;
+}
+
+// ---------------------------------------------------------------- main
+const t0 = Date.now();
+const server = await serve(ROOT);
+try {
+  if (want('node')) await testNode();
+  if (want('types')) testTypes();
+  if (want('api')) await testApi(server.url);
+  if (want('leak')) { await testLeak(server.url, false); await testLeak(server.url, true); }
+  if (want('consumer')) await (await import('./consumer.mjs')).testConsumer({ check, launch, freshProfile, ROOT, BUILD });
+} catch (e) {
+  check(false, 'test run', e.stack);
+} finally {
+  await server.close();
+}
+const failed = results.filter((r) => !r.ok);
+console.log(`\nbrowser tests: ${results.length - failed.length} passed, ${failed.length} failed, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+process.exit(failed.length ? 1 : 0);
