@@ -627,6 +627,7 @@ static int tcWrite(sqlite3_file *pFile, const void *zBuf, int iAmt, sqlite3_int6
 static int tcTruncate(sqlite3_file *pFile, sqlite3_int64 size){
   TcFile *p = (TcFile*)pFile;
   sqlite3_file *pSub = ORIGFILE(pFile);
+  i64 iSizeBefore = p->iSize;
   int rc;
 
   if( !p->bCrypt ) return pSub->pMethods->xTruncate(pSub, size);
@@ -640,19 +641,22 @@ static int tcTruncate(sqlite3_file *pFile, sqlite3_int64 size){
     /* Growing a partly filled last block: its new zeros must be stored
     ** as ciphertext, since a hole there would decrypt to keystream.
     ** Blocks past it stay holes: counter 0 reads as zeros. */
-    i64 iOldSize = p->iSize;
     i64 kLast = tcLastBlock(p);
     int nValid = tcValid(p, kLast);
     i64 iFillEnd = (kLast+1)*p->szBlock;
     if( iFillEnd>size ) iFillEnd = size;
     rc = tcWriteBlock(p, kLast, nValid, 0, (int)(iFillEnd - p->iSize));
     if( rc!=SQLITE_OK ){
-      tcWriteFailed(p, iOldSize);
+      tcWriteFailed(p, iSizeBefore);
       return rc;
     }
   }
   rc = pSub->pMethods->xTruncate(pSub, tcPhysSize(p, size));
-  if( rc!=SQLITE_OK ) return rc;
+  if( rc!=SQLITE_OK ){
+    /* The fill above may have grown the file: undo it, as for a write. */
+    if( p->iSize!=iSizeBefore ) tcWriteFailed(p, iSizeBefore);
+    return rc;
+  }
   p->iSize = size;
   p->bLastKnown = 0;   /* keystream past the new end is spent */
   if( size==0 ){

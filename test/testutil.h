@@ -23,26 +23,26 @@ static int tuPassed = 0, tuFailed = 0;
 }while(0)
 
 /* Print the closing line the CI reads and return the exit status. */
-static int tu_finish(const char *zName){
+static inline int tu_finish(const char *zName){
   printf("%s: %d passed, %d failed\n", zName, tuPassed, tuFailed);
   return tuFailed ? 1 : 0;
 }
 
 /* splitmix64: tiny, seedable, good enough for test data. */
 typedef struct TuRng { uint64_t s; } TuRng;
-static uint64_t tu_next(TuRng *r){
+static inline uint64_t tu_next(TuRng *r){
   uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
 /* Uniform in [0, n) for n > 0. */
-static uint64_t tu_below(TuRng *r, uint64_t n){ return tu_next(r) % n; }
-static void tu_fill(TuRng *r, uint8_t *p, size_t n){
+static inline uint64_t tu_below(TuRng *r, uint64_t n){ return tu_next(r) % n; }
+static inline void tu_fill(TuRng *r, uint8_t *p, size_t n){
   while( n-- ) *p++ = (uint8_t)tu_next(r);
 }
 
-static size_t tu_unhex(uint8_t *out, const char *z){
+static inline size_t tu_unhex(uint8_t *out, const char *z){
   size_t n = 0;
   while( z[0] && z[1] ){
     unsigned v;

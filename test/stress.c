@@ -1,0 +1,542 @@
+/*
+** Model-based stress test of one encrypted temporary file.
+**
+**   stress [-n OPS] [-s SEED] [-m MODE] [-f]
+**
+** MODE is random (4 KiB blocks, unaligned writes, overwrites, truncates),
+** journal (append-only, odd sizes), db (a temp database: page-sized blocks
+** with page sizes 512..65536, whole pages and some unaligned writes),
+** sparse (pages far apart: holes must stay holes), or all (each mode
+** without and with faults).  -f injects I/O errors and short writes.
+**
+** tempcrypt sits on "checkvfs", an in-memory VFS that is the file's
+** storage and checks every write on its way down: the counter in front of
+** a rewritten block is fresh (counters never go backwards), every stored
+** byte is the expected plaintext XOR the keystream of its block's counter
+** (the key comes from the test-only hook), and no keystream byte is used
+** twice.  Above tempcrypt the test keeps a model of the file and checks
+** every read and the size against it.  With faults, a read may fail, but
+** data it returns must be data the file can hold; never anything else.
+*/
+#include "sqlite3.h"
+#include "tempcrypt.h"
+#include "testutil.h"
+
+#define HDR 8
+#define MAX_MODEL (16*1024*1024)
+
+/* ------------------------------------------------------------ the model */
+static struct {
+  uint8_t *cur;        /* what the file holds */
+  uint8_t *alt;        /* other possible value where unc[] is set */
+  uint8_t *unc;        /* byte left uncertain by a failed write */
+  int64_t size;
+  /* The write tempcrypt is executing right now: what storage must get. */
+  const uint8_t *wData;
+  int64_t wOff, wN;
+} M;
+
+/* ------------------------------------------------------------ faults */
+static struct {
+  int on;              /* inject faults */
+  TuRng rng;
+  unsigned every;      /* one lower call in `every` fails */
+  int nWriteFail, nShortWrite, nReadFail, nTruncFail;
+} F;
+
+static int fault_now(void){
+  return F.on && tu_below(&F.rng, F.every)==0;
+}
+
+/* ------------------------------------------------------------ checkvfs */
+typedef struct CkFile {
+  sqlite3_file base;
+  uint8_t *a;
+  int64_t n, nAlloc;
+  int bKeyed;
+  uint8_t key[32];
+  sqlite3_file *pTc;       /* the tempcrypt file above */
+  uint32_t *aHi;           /* aHi[c]: first unused keystream byte of counter c */
+  uint64_t nHi;
+  uint64_t maxCtr;
+  uint64_t nPhysWritten;
+} CkFile;
+
+static CkFile *gFile;      /* the one file under test */
+static sqlite3_vfs *gMemBase;
+
+static uint64_t get64(const uint8_t *s){
+  uint64_t w = 0; int i;
+  for(i=7; i>=0; i--) w = (w<<8) | s[i];
+  return w;
+}
+
+/* Keystream of counter c from byte j on, n bytes, computed independently
+** of tempcrypt's own offset logic. */
+static void keystream(const CkFile *p, uint64_t c, int j, uint8_t *out, int n){
+  uint8_t nonce[12], blk[64];
+  int i;
+  for(i=0; i<8; i++) nonce[i] = (uint8_t)(c >> (8*i));
+  memset(nonce+8, 0, 4);
+  while( n>0 ){
+    int o = j % 64, m = 64 - o;
+    if( m>n ) m = n;
+    memset(blk, 0, 64);
+    tempcrypt_chacha20_xor(blk, blk, 64, p->key, nonce, (uint32_t)(j/64));
+    memcpy(out, blk+o, m);
+    out += m; j += m; n -= m;
+  }
+}
+
+static int expected_byte(int64_t x, uint8_t *pAlt, int *pHasAlt){
+  *pHasAlt = 0;
+  if( x>=M.wOff && x<M.wOff+M.wN ) return M.wData[x-M.wOff];
+  if( x<M.size ){
+    if( M.unc[x] ){ *pHasAlt = 1; *pAlt = M.alt[x]; }
+    return M.cur[x];
+  }
+  return 0;
+}
+
+static void ck_use(CkFile *p, uint64_t c, uint32_t j0, uint32_t j1){
+  if( c>=p->nHi ){
+    uint64_t n = p->nHi ? p->nHi*2 : 1024;
+    while( n<=c ) n *= 2;
+    p->aHi = realloc(p->aHi, n*sizeof(uint32_t));
+    memset(p->aHi+p->nHi, 0, (n-p->nHi)*sizeof(uint32_t));
+    p->nHi = n;
+  }
+  CHECK(j0>=p->aHi[c], "keystream reused: counter %llu bytes %u.. (used up to %u)",
+        (unsigned long long)c, j0, p->aHi[c]);
+  if( j1>p->aHi[c] ) p->aHi[c] = j1;
+}
+
+/* Check one lower write against the layout, the model and the keystream. */
+static void ck_verify_write(CkFile *p, const uint8_t *z, int n, int64_t off){
+  int B = sqlite3_tempcrypt_test_block_size(p->pTc);
+  int64_t S = B + HDR, pos = off, end = off + n;
+  static uint8_t ks[65536];
+  CHECK(B>0, "write before the block size is known");
+  if( B<=0 ) return;
+  while( pos<end ){
+    int64_t k = pos / S, base = k*S;
+    int64_t r = pos - base;
+    uint64_t c;
+    int j0, j1, j, nBad = 0;
+    if( r<HDR ){
+      CHECK(r==0 && pos+HDR<=end, "write splits a block counter at %lld", (long long)pos);
+      if( r!=0 || pos+HDR>end ) return;
+      c = get64(z + (pos-off));
+      CHECK(c>p->maxCtr, "counter went backwards: %llu after %llu",
+            (unsigned long long)c, (unsigned long long)p->maxCtr);
+      if( p->maxCtr==0 ) CHECK(c==1, "first counter is %llu, not 1", (unsigned long long)c);
+      if( c>p->maxCtr ) p->maxCtr = c;
+      pos += HDR;
+    }else{
+      c = base+HDR<=p->n ? get64(p->a+base) : 0;
+      CHECK(c!=0, "data written behind a zero counter at block %lld", (long long)k);
+      if( c==0 ) return;
+    }
+    j0 = (int)(pos - base - HDR);
+    j1 = (int)((end - base - HDR) < B ? (end - base - HDR) : B);
+    ck_use(p, c, (uint32_t)j0, (uint32_t)j1);
+    keystream(p, c, j0, ks, j1-j0);
+    for(j=j0; j<j1; j++){
+      uint8_t alt, plain = (uint8_t)(z[pos - off + (j-j0)] ^ ks[j-j0]);
+      int hasAlt, want = expected_byte(k*B + j, &alt, &hasAlt);
+      if( plain!=want && !(hasAlt && plain==alt) ) nBad++;
+    }
+    CHECK(nBad==0, "%d stored bytes of block %lld are not plaintext^keystream(ctr %llu)",
+          nBad, (long long)k, (unsigned long long)c);
+    pos = base + HDR + j1;
+  }
+}
+
+static void ck_grow(CkFile *p, int64_t n){
+  if( n>p->nAlloc ){
+    int64_t a = p->nAlloc ? p->nAlloc : 65536;
+    while( a<n ) a *= 2;
+    p->a = realloc(p->a, (size_t)a);
+    memset(p->a+p->nAlloc, 0, (size_t)(a-p->nAlloc));
+    p->nAlloc = a;
+  }
+}
+
+static int ckClose(sqlite3_file *f){
+  CkFile *p = (CkFile*)f;
+  free(p->a); free(p->aHi);
+  if( gFile==p ) gFile = 0;
+  return SQLITE_OK;
+}
+static int ckRead(sqlite3_file *f, void *z, int n, sqlite3_int64 off){
+  CkFile *p = (CkFile*)f;
+  if( fault_now() ){ F.nReadFail++; return SQLITE_IOERR_READ; }
+  if( off>=p->n ){ memset(z, 0, n); return SQLITE_IOERR_SHORT_READ; }
+  if( off+n>p->n ){
+    memcpy(z, p->a+off, (size_t)(p->n-off));
+    memset((uint8_t*)z+(p->n-off), 0, (size_t)(off+n-p->n));
+    return SQLITE_IOERR_SHORT_READ;
+  }
+  memcpy(z, p->a+off, n);
+  return SQLITE_OK;
+}
+static int ckWrite(sqlite3_file *f, const void *z, int n, sqlite3_int64 off){
+  CkFile *p = (CkFile*)f;
+  int nDo = n, rc = SQLITE_OK;
+  if( p->bKeyed ) ck_verify_write(p, z, n, off);
+  if( fault_now() ){
+    if( tu_below(&F.rng, 2) ){
+      F.nWriteFail++; nDo = 0;
+    }else{
+      F.nShortWrite++; nDo = (int)tu_below(&F.rng, (uint64_t)n);
+    }
+    rc = tu_below(&F.rng, 4)==0 ? SQLITE_FULL : SQLITE_IOERR_WRITE;
+  }
+  if( nDo>0 ){
+    ck_grow(p, off+nDo);
+    memcpy(p->a+off, z, nDo);
+    if( off+nDo>p->n ) p->n = off+nDo;
+  }
+  p->nPhysWritten += (uint64_t)nDo;
+  return rc;
+}
+static int ckTruncate(sqlite3_file *f, sqlite3_int64 size){
+  CkFile *p = (CkFile*)f;
+  if( fault_now() ){ F.nTruncFail++; return SQLITE_IOERR_TRUNCATE; }
+  ck_grow(p, size);
+  if( size<p->n ) memset(p->a+size, 0, (size_t)(p->n-size));
+  p->n = size;
+  return SQLITE_OK;
+}
+static int ckSync(sqlite3_file *f, int flags){ (void)f; (void)flags; return SQLITE_OK; }
+static int ckFileSize(sqlite3_file *f, sqlite3_int64 *pSize){ *pSize = ((CkFile*)f)->n; return SQLITE_OK; }
+static int ckLock(sqlite3_file *f, int e){ (void)f; (void)e; return SQLITE_OK; }
+static int ckCheckReservedLock(sqlite3_file *f, int *pRes){ (void)f; *pRes = 0; return SQLITE_OK; }
+static int ckFileControl(sqlite3_file *f, int op, void *pArg){ (void)f; (void)op; (void)pArg; return SQLITE_NOTFOUND; }
+static int ckSectorSize(sqlite3_file *f){ (void)f; return 4096; }
+static int ckDeviceCharacteristics(sqlite3_file *f){ (void)f; return SQLITE_IOCAP_ATOMIC4K|SQLITE_IOCAP_SAFE_APPEND; }
+
+static const sqlite3_io_methods ck_io = {
+  1, ckClose, ckRead, ckWrite, ckTruncate, ckSync, ckFileSize, ckLock, ckLock,
+  ckCheckReservedLock, ckFileControl, ckSectorSize, ckDeviceCharacteristics,
+  0, 0, 0, 0, 0, 0
+};
+
+static int ckOpen(sqlite3_vfs *v, const char *zName, sqlite3_file *f, int flags, int *pOut){
+  CkFile *p = (CkFile*)f;
+  (void)v; (void)zName;
+  memset(p, 0, sizeof(*p));
+  p->base.pMethods = &ck_io;
+  gFile = p;
+  if( pOut ) *pOut = flags;
+  return SQLITE_OK;
+}
+
+static void key_hook(void *pArg, sqlite3_file *pTc, sqlite3_file *pLower,
+                     int flags, const unsigned char *aKey){
+  CkFile *p = (CkFile*)pLower;
+  (void)pArg; (void)flags;
+  p->bKeyed = 1;
+  p->pTc = pTc;
+  memcpy(p->key, aKey, 32);
+}
+
+/* ------------------------------------------------------------ driver */
+typedef struct Run {
+  const char *zMode;
+  TuRng rng;
+  sqlite3_vfs *pTcVfs;
+  sqlite3_file *pF;        /* open tempcrypt file */
+  int openFlags;
+  int pgsz;                /* db/sparse: page size of the current file */
+  uint8_t *buf, *data;
+  long nOps, nRead, nWrite, nTrunc, nReopen, nErr;
+  uint64_t nPageWrites;    /* sparse: whole-page writes */
+} Run;
+
+static void model_reset(void){
+  memset(M.cur, 0, (size_t)(M.size));
+  memset(M.unc, 0, (size_t)(M.size));
+  M.size = 0;
+}
+
+static void run_close(Run *r){
+  if( r->pF ){
+    r->pF->pMethods->xClose(r->pF);
+    free(r->pF);
+    r->pF = 0;
+  }
+}
+
+static void run_open(Run *r, int flags){
+  int rc, outFlags = 0;
+  run_close(r);
+  model_reset();
+  r->pF = calloc(1, (size_t)r->pTcVfs->szOsFile);
+  r->openFlags = flags;
+  rc = r->pTcVfs->xOpen(r->pTcVfs, 0, r->pF, flags, &outFlags);
+  CHECK(rc==SQLITE_OK && r->pF->pMethods && gFile && gFile->bKeyed,
+        "open of an encrypted temp file (rc=%d)", rc);
+  r->nReopen++;
+  r->nPageWrites = 0;
+}
+
+/* Bytes [off, off+n) read back without faults after a failed write:
+** whatever reads back is now certain; a failing block stays uncertain. */
+static void settle(Run *r, int64_t off, int64_t n){
+  int on = F.on;
+  int64_t end = off + n, pos;
+  int B = sqlite3_tempcrypt_test_block_size(r->pF);
+  if( end>M.size ) end = M.size;
+  if( B<=0 ) return;
+  F.on = 0;
+  for(pos=off - off%B; pos<end; pos+=B){
+    int64_t a = pos<off ? off : pos, b = pos+B<end ? pos+B : end;
+    int rc = r->pF->pMethods->xRead(r->pF, r->buf, (int)(b-a), a);
+    if( rc==SQLITE_OK ){
+      int64_t x;
+      int nBad = 0;
+      for(x=a; x<b; x++){
+        uint8_t v = r->buf[x-a];
+        if( v!=M.cur[x] && !(M.unc[x] && v==M.alt[x]) ) nBad++;
+        M.cur[x] = v; M.unc[x] = 0;
+      }
+      CHECK(nBad==0, "%s: %d bytes after a failed write are neither old nor new",
+            r->zMode, nBad);
+    }
+  }
+  F.on = on;
+}
+
+static void do_write(Run *r, int64_t off, int n){
+  int64_t oldSize = M.size, x;
+  sqlite3_int64 sz = -1;
+  int rc;
+  if( off+n>MAX_MODEL ) return;
+  tu_fill(&r->rng, r->data, (size_t)n);
+  M.wData = r->data; M.wOff = off; M.wN = n;
+  rc = r->pF->pMethods->xWrite(r->pF, r->data, n, off);
+  M.wN = 0;
+  r->nWrite++;
+  if( rc==SQLITE_OK ){
+    memcpy(M.cur+off, r->data, n);
+    memset(M.unc+off, 0, n);
+    if( off+n>M.size ) M.size = off+n;
+  }else{
+    CHECK(F.on, "%s: write failed without a fault: rc=%d off=%lld n=%d",
+          r->zMode, rc, (long long)off, n);
+    r->nErr++;
+    for(x=off; x<off+n && x<oldSize; x++){
+      M.alt[x] = r->data[x-off];
+      M.unc[x] = (uint8_t)(M.alt[x]!=M.cur[x]);
+    }
+  }
+  r->pF->pMethods->xFileSize(r->pF, &sz);
+  CHECK(sz==M.size, "%s: size %lld, model %lld after %s write",
+        r->zMode, (long long)sz, (long long)M.size, rc ? "failed" : "good");
+  if( rc!=SQLITE_OK ) settle(r, off, n);
+}
+
+static void do_read(Run *r, int64_t off, int n){
+  int rc = r->pF->pMethods->xRead(r->pF, r->buf, n, off);
+  int64_t x;
+  int nBad = 0, nShort = off+n>M.size;
+  r->nRead++;
+  if( rc==SQLITE_OK || rc==SQLITE_IOERR_SHORT_READ ){
+    CHECK((rc==SQLITE_IOERR_SHORT_READ)==nShort, "%s: read rc=%d at %lld+%d, size %lld",
+          r->zMode, rc, (long long)off, n, (long long)M.size);
+    for(x=off; x<off+n; x++){
+      uint8_t v = r->buf[x-off];
+      if( x>=M.size ){ if( v ) nBad++; continue; }
+      if( v!=M.cur[x] && !(M.unc[x] && v==M.alt[x]) ) nBad++;
+    }
+    CHECK(nBad==0, "%s: %d wrong bytes reading %lld+%d", r->zMode, nBad, (long long)off, n);
+  }else{
+    CHECK(F.on, "%s: read failed without a fault: rc=%d off=%lld n=%d",
+          r->zMode, rc, (long long)off, n);
+    r->nErr++;
+  }
+}
+
+static void do_truncate(Run *r, int64_t size){
+  sqlite3_int64 sz = -1;
+  int rc;
+  if( size>MAX_MODEL ) return;
+  rc = r->pF->pMethods->xTruncate(r->pF, size);
+  r->nTrunc++;
+  if( rc==SQLITE_OK ){
+    if( size<M.size ){
+      memset(M.cur+size, 0, (size_t)(M.size-size));
+      memset(M.unc+size, 0, (size_t)(M.size-size));
+    }
+    M.size = size;
+  }else{
+    CHECK(F.on, "%s: truncate failed without a fault: rc=%d", r->zMode, rc);
+    r->nErr++;
+  }
+  r->pF->pMethods->xFileSize(r->pF, &sz);
+  CHECK(sz==M.size, "%s: size %lld, model %lld after truncate", r->zMode,
+        (long long)sz, (long long)M.size);
+}
+
+static int pick_pgsz(Run *r){ return 512 << tu_below(&r->rng, 8); }
+
+static void one_op(Run *r){
+  TuRng *g = &r->rng;
+  int B = 4096, roll = (int)tu_below(g, 1000);
+  int64_t sz = M.size;
+
+  if( roll<3 ){               /* a new file with a new key */
+    if( !strcmp(r->zMode, "db") || !strcmp(r->zMode, "sparse") ){
+      run_open(r, SQLITE_OPEN_TEMP_DB|SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_DELETEONCLOSE);
+      r->pgsz = pick_pgsz(r);
+      if( !strcmp(r->zMode, "sparse") && r->pgsz>4096 ) r->pgsz = 4096;
+      do_write(r, r->pgsz*(int64_t)tu_below(g, 4), r->pgsz);
+    }else{
+      run_open(r, SQLITE_OPEN_TEMP_JOURNAL|SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_DELETEONCLOSE);
+    }
+    return;
+  }
+  if( !strcmp(r->zMode, "random") ){
+    if( roll<300 ) do_write(r, (int64_t)tu_below(g, (uint64_t)sz + 2*B + 1), 1+(int)tu_below(g, 3*B));
+    else if( roll<500 ) do_write(r, sz, 1+(int)tu_below(g, 2*B));
+    else if( roll<950 ) do_read(r, (int64_t)tu_below(g, (uint64_t)sz + 100), 1+(int)tu_below(g, 3*B));
+    else do_truncate(r, (int64_t)tu_below(g, (uint64_t)sz + 2*B));
+  }else if( !strcmp(r->zMode, "journal") ){
+    if( roll<550 ) do_write(r, sz, 1+(int)tu_below(g, roll<100 ? 30 : 3000));
+    else if( roll<990 ) do_read(r, (int64_t)tu_below(g, (uint64_t)sz + 1), 1+(int)tu_below(g, 5000));
+    else do_truncate(r, 0);
+  }else if( !strcmp(r->zMode, "db") ){
+    int p = r->pgsz;
+    int64_t nPg = (sz + p - 1)/p;
+    if( roll<400 ) do_write(r, p*(int64_t)tu_below(g, (uint64_t)nPg + 3), p);
+    else if( roll<450 ) do_write(r, (int64_t)tu_below(g, (uint64_t)sz + p), 1+(int)tu_below(g, 2*p));
+    else if( roll<800 ) do_read(r, p*(int64_t)tu_below(g, (uint64_t)nPg + 1), p);
+    else if( roll<900 ) do_read(r, p*(int64_t)tu_below(g, (uint64_t)nPg + 1), 1+(int)tu_below(g, p));
+    else if( roll<980 ) do_read(r, (int64_t)tu_below(g, (uint64_t)sz + 1), 1+(int)tu_below(g, 2*p));
+    else do_truncate(r, p*(int64_t)tu_below(g, (uint64_t)nPg + 2));
+  }else{                      /* sparse: whole pages far apart */
+    int p = r->pgsz;
+    if( roll<500 ){
+      uint64_t before = gFile ? gFile->nPhysWritten : 0;
+      do_write(r, p*(int64_t)tu_below(g, 2000), p);
+      if( !F.on && gFile ){
+        CHECK(gFile->nPhysWritten - before == (uint64_t)(p + HDR),
+              "sparse: a page write stored %llu bytes, not %d (holes filled?)",
+              (unsigned long long)(gFile->nPhysWritten - before), p + HDR);
+      }
+    }else{
+      do_read(r, p*(int64_t)tu_below(g, (uint64_t)(sz/p) + 1), p);
+    }
+  }
+}
+
+static void run_mode(const char *zMode, long nOps, uint64_t seed, int bFaults){
+  Run r;
+  long i;
+  int nFailBefore = tuFailed;
+  memset(&r, 0, sizeof(r));
+  r.zMode = zMode;
+  r.rng.s = seed;
+  r.pTcVfs = sqlite3_vfs_find(SQLITE_TEMPCRYPT_VFS_NAME);
+  r.buf = malloc(4*65536);
+  r.data = malloc(4*65536);
+  memset(&F, 0, sizeof(F));
+  F.on = bFaults;
+  F.rng.s = seed ^ 0xfa17ULL;
+  F.every = 40;
+  r.nReopen = -1;
+  {
+    /* Start with a new file of the mode's kind. */
+    int fon = F.on; F.on = 0;
+    if( !strcmp(zMode, "db") || !strcmp(zMode, "sparse") ){
+      run_open(&r, SQLITE_OPEN_TEMP_DB|SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_DELETEONCLOSE);
+      r.pgsz = !strcmp(zMode, "sparse") ? 1024 : pick_pgsz(&r);
+      do_write(&r, r.pgsz, r.pgsz);
+      CHECK(sqlite3_tempcrypt_test_block_size(r.pF)==r.pgsz,
+            "%s: block size %d, page size %d", zMode,
+            sqlite3_tempcrypt_test_block_size(r.pF), r.pgsz);
+    }else{
+      run_open(&r, SQLITE_OPEN_TEMP_JOURNAL|SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_DELETEONCLOSE);
+      CHECK(sqlite3_tempcrypt_test_block_size(r.pF)==4096, "%s: block size", zMode);
+    }
+    F.on = fon;
+  }
+  for(i=0; i<nOps && tuFailed-nFailBefore<20; i++){
+    one_op(&r);
+    r.nOps++;
+  }
+  run_close(&r);
+  printf("  %-8s %-6s ops=%-8ld writes=%-7ld reads=%-7ld truncates=%-6ld files=%-5ld"
+         " errors=%ld (faults: %d write, %d short, %d read, %d truncate)\n",
+         zMode, bFaults ? "faults" : "clean", r.nOps, r.nWrite, r.nRead, r.nTrunc,
+         r.nReopen+1, r.nErr, F.nWriteFail, F.nShortWrite, F.nReadFail, F.nTruncFail);
+  free(r.buf); free(r.data);
+}
+
+int main(int argc, char **argv){
+  long nOps = 100000;
+  uint64_t seed = 1;
+  const char *zMode = "all";
+  int bFaults = 0, i;
+  static sqlite3_vfs ckVfs;
+  for(i=1; i<argc; i++){
+    if( !strcmp(argv[i], "-n") && i+1<argc ) nOps = atol(argv[++i]);
+    else if( !strcmp(argv[i], "-s") && i+1<argc ) seed = strtoull(argv[++i], 0, 0);
+    else if( !strcmp(argv[i], "-m") && i+1<argc ) zMode = argv[++i];
+    else if( !strcmp(argv[i], "-f") ) bFaults = 1;
+    else { fprintf(stderr, "usage: %s [-n OPS] [-s SEED] [-m random|journal|db|sparse|all] [-f]\n", argv[0]); return 2; }
+  }
+  M.cur = calloc(MAX_MODEL + 4*65536, 1);
+  M.alt = calloc(MAX_MODEL + 4*65536, 1);
+  M.unc = calloc(MAX_MODEL + 4*65536, 1);
+
+  sqlite3_initialize();
+  gMemBase = sqlite3_vfs_find(0);
+  ckVfs.iVersion = 1;
+  ckVfs.szOsFile = sizeof(CkFile);
+  ckVfs.mxPathname = 512;
+  ckVfs.zName = "checkvfs";
+  ckVfs.xOpen = ckOpen;
+  /* Everything but xOpen comes from the default VFS; only files matter. */
+  ckVfs.xDelete = gMemBase->xDelete;
+  ckVfs.xAccess = gMemBase->xAccess;
+  ckVfs.xFullPathname = gMemBase->xFullPathname;
+  ckVfs.xRandomness = gMemBase->xRandomness;
+  ckVfs.xSleep = gMemBase->xSleep;
+  ckVfs.xCurrentTime = gMemBase->xCurrentTime;
+  ckVfs.xGetLastError = gMemBase->xGetLastError;
+  sqlite3_vfs_register(&ckVfs, 0);
+  CHECK(sqlite3_tempcrypt_register("checkvfs", 0)==SQLITE_OK, "register over checkvfs");
+  CHECK(sqlite3_tempcrypt_register("checkvfs", 0)==SQLITE_OK, "register again is harmless");
+  CHECK(sqlite3_tempcrypt_register(gMemBase->zName, 0)==SQLITE_MISUSE,
+        "register over a different base is refused");
+  sqlite3_tempcrypt_test_key_hook(key_hook, 0);
+
+  printf("stress: seed=%llu ops=%ld mode=%s%s (replay: %s -n %ld -s %llu -m %s%s)\n",
+         (unsigned long long)seed, nOps, zMode, bFaults ? " faults" : "",
+         argv[0], nOps, (unsigned long long)seed, zMode, bFaults ? " -f" : "");
+  if( !strcmp(zMode, "all") ){
+    static const char *az[] = { "random", "journal", "db", "sparse" };
+    int m;
+    for(m=0; m<4; m++){
+      run_mode(az[m], nOps/8, seed + (uint64_t)m, 0);
+      run_mode(az[m], nOps/8, seed + (uint64_t)m + 100, 1);
+    }
+  }else{
+    run_mode(zMode, nOps, seed, bFaults);
+  }
+  {
+    struct sqlite3_tempcrypt_stats st;
+    sqlite3_tempcrypt_stats(&st, 0);
+    printf("tempcrypt: files=%llu logical w/r=%llu/%llu physical w/r=%llu/%llu"
+           " enciphered=%llu rmw=%llu failed-block reads=%llu\n",
+           (unsigned long long)st.nFileEncrypted,
+           (unsigned long long)st.nLogicalWrite, (unsigned long long)st.nLogicalRead,
+           (unsigned long long)st.nPhysicalWrite, (unsigned long long)st.nPhysicalRead,
+           (unsigned long long)st.nEnciphered, (unsigned long long)st.nBlockRmw,
+           (unsigned long long)st.nFailedBlockRead);
+  }
+  free(M.cur); free(M.alt); free(M.unc);
+  return tu_finish("stress");
+}
