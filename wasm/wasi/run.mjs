@@ -68,7 +68,10 @@ export function parseArgs(argv) {
   return { preopens, env, module: argv[i], args: argv.slice(i + 1) };
 }
 
-export async function runWasi({ preopens, env, module, args }) {
+// wrap (tests only) may replace WASI imports: it gets the
+// wasi_snapshot_preview1 import table and a function returning the
+// instance's memory, and returns the table to use.
+export async function runWasi({ preopens, env, module, args }, wrap) {
   const wasi = new WASI({
     version: 'preview1',
     args: [module, ...args],
@@ -77,7 +80,13 @@ export async function runWasi({ preopens, env, module, args }) {
     returnOnExit: true,
   });
   const mod = await WebAssembly.compile(await readFile(module));
-  const inst = await WebAssembly.instantiate(mod, wasi.getImportObject());
+  const imports = wasi.getImportObject();
+  let inst;
+  if (wrap) {
+    const p1 = imports.wasi_snapshot_preview1;
+    imports.wasi_snapshot_preview1 = wrap({ ...p1 }, () => inst.exports.memory);
+  }
+  inst = await WebAssembly.instantiate(mod, imports);
   return wasi.start(inst);
 }
 

@@ -1,0 +1,79 @@
+// Syscall-level leak proof: build/wasi/sqlite3.wasm runs a workload whose
+// temp tables, sorts and DISTINCTs carry a marker built at run time, under
+// node:wasi with strace recording every byte the process writes.  The temp
+// directory is a directory of its own (TMPDIR=tmp).
+//   tempcrypt on  (sqlite3.wasm):          the marker is in no byte written
+//                                           to any file; temp files were written
+//   tempcrypt off (sqlite3-disabled.wasm): the marker is in the temp files
+//                                           (the check can see a leak)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import process from 'node:process';
+import { resolve } from 'node:path';
+import { shellWasm, disabledWasm, scratch, makeMarker, requireBuilt, mkdirSync, join, here } from './lib.mjs';
+import { traceWrites, haveStrace, countOccurrences } from './strace.mjs';
+
+requireBuilt(shellWasm, disabledWasm);
+const runMjs = resolve(here, '../run.mjs');
+
+const ROWS = 20000;
+
+function workload(marker) {
+  return `
+PRAGMA temp_store=FILE;
+PRAGMA cache_size=20;
+PRAGMA temp.cache_size=20;
+CREATE TABLE base(i INTEGER PRIMARY KEY, v TEXT);
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<${ROWS})
+  INSERT INTO base SELECT i, printf('%08d', i*7) FROM c;
+CREATE TEMP TABLE secret(i INTEGER, s TEXT);
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<${ROWS})
+  INSERT INTO secret SELECT i, '${marker}' || '-' || i || '-' || hex(randomblob(24)) FROM c;
+SELECT count(*) FROM (SELECT s FROM secret ORDER BY s DESC);
+SELECT count(DISTINCT s) FROM secret;
+SELECT count(*), sum(length(x)) FROM (SELECT b.v || s.s AS x FROM base b JOIN secret s ON b.i=s.i ORDER BY x);
+CREATE INDEX temp.si ON secret(s);
+SELECT count(*) FROM secret WHERE s > '${marker}';
+`;
+}
+
+function runTraced(module, marker) {
+  const s = scratch('strace');
+  try {
+    mkdirSync(join(s.dir, 'tmp'));
+    const t = traceWrites(process.execPath,
+      [runMjs, '--dir=.', '--env', 'TMPDIR=tmp', module, 'leak.db'],
+      { cwd: s.dir, input: workload(marker), traceFile: join(s.dir, '..', `${s.dir.split('/').pop()}.strace`) });
+    assert.equal(t.code, 0, t.stderr);
+    assert.match(t.stdout, new RegExp(`^${ROWS}\n${ROWS}\n${ROWS}\\|\\d+\n${ROWS}\n$`));
+    const m = Buffer.from(marker);
+    let tempBytes = 0, tempFiles = 0, tempHits = 0, fileHits = 0;
+    for (const [path, bytes] of t.files) {
+      const inDir = path.startsWith(s.dir + '/');
+      if (!inDir) continue;
+      const hits = countOccurrences(bytes, m);
+      fileHits += hits;
+      if (path.startsWith(join(s.dir, 'tmp') + '/')) {
+        tempFiles++; tempBytes += bytes.length; tempHits += hits;
+      }
+    }
+    return { tempFiles, tempBytes, tempHits, fileHits, otherHits: countOccurrences(t.other, m) };
+  } finally { s.cleanup(); }
+}
+
+test('strace: tempcrypt keeps the marker out of every byte written', (t) => {
+  assert.ok(haveStrace(), 'strace is needed (scripts/install-deps.sh installs it)');
+  const marker = makeMarker();
+  const on = runTraced(shellWasm, marker);
+  t.diagnostic(`tempcrypt on: ${on.tempFiles} temp files, ${on.tempBytes} bytes written to them, marker hits: temp ${on.tempHits}, any file ${on.fileHits}, pipes ${on.otherHits}`);
+  assert.ok(on.tempFiles >= 2, `temp files written: ${on.tempFiles}`);
+  assert.ok(on.tempBytes >= 256 * 1024, `bytes written to temp files: ${on.tempBytes}`);
+  assert.equal(on.tempHits, 0);
+  assert.equal(on.fileHits, 0);
+  assert.equal(on.otherHits, 0);
+
+  const off = runTraced(disabledWasm, marker);
+  t.diagnostic(`tempcrypt off: ${off.tempFiles} temp files, ${off.tempBytes} bytes written to them, marker hits: temp ${off.tempHits}`);
+  assert.ok(off.tempFiles >= 2, `temp files written: ${off.tempFiles}`);
+  assert.ok(off.tempHits > 0, 'with tempcrypt off the marker must show up in the temp files');
+});

@@ -1,0 +1,76 @@
+// Shared helpers of the WASI tests: where the build is, how to run a
+// module under node:wasi (run.mjs), jco (jco-run.mjs) and wasmtime, and
+// scratch directories.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+
+export const here = dirname(fileURLToPath(import.meta.url));
+export const root = resolve(here, '../../..');
+export const wasiBuild = resolve(root, process.env.TEMPCRYPT_WASI_BUILD || 'build/wasi');
+export const nativeBuild = resolve(root, process.env.TEMPCRYPT_NATIVE_BUILD || 'build/native');
+export const shellWasm = join(wasiBuild, 'sqlite3.wasm');
+export const disabledWasm = join(wasiBuild, 'sqlite3-disabled.wasm');
+export const testWasm = (name) => join(wasiBuild, 'test', `${name}.wasm`);
+
+const runMjs = resolve(here, '../run.mjs');
+const jcoRunMjs = resolve(here, '../jco-run.mjs');
+const wrappedRunMjs = resolve(here, 'wrapped-run.mjs');
+
+// A fresh scratch directory (removed by the returned cleanup function).
+export function scratch(tag = 'wasi') {
+  const dir = mkdtempSync(join(tmpdir(), `tempcrypt-${tag}-`));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+// A marker built at run time: it is in no file of the project or build.
+export function makeMarker() {
+  return ['tcMARK', randomBytes(6).toString('hex'), 'KRAM'].join('');
+}
+
+// Runtime command lines, all in wasmtime's syntax: [--dir D]... [--env E]...
+function wasiFlags({ dirs = [], env = {} }) {
+  const f = [];
+  for (const d of dirs) f.push(`--dir=${d}`);
+  for (const [k, v] of Object.entries(env)) f.push('--env', `${k}=${v}`);
+  return f;
+}
+
+function spawn(cmd, argv, { cwd, input, hostEnv, timeout = 300000 }) {
+  const r = spawnSync(cmd, argv, {
+    cwd, input: input ?? '', encoding: 'utf8', timeout,
+    env: { ...process.env, ...(hostEnv || {}) },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.error) throw r.error;
+  return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
+// Runners: each takes (module, args, {dirs, env, cwd, input, hostEnv}).
+export const runners = {
+  node: (module, args, o = {}) =>
+    spawn(process.execPath, [runMjs, ...wasiFlags(o), module, ...args], o),
+  jco: (module, args, o = {}) =>
+    spawn(process.execPath, [jcoRunMjs, ...wasiFlags(o), module, ...args], o),
+  wasmtime: (module, args, o = {}) =>
+    spawn('wasmtime', ['run', ...wasiFlags(o), module, ...args], o),
+  // node:wasi with the test-only clock freeze / open log (hostEnv).
+  wrapped: (module, args, o = {}) =>
+    spawn(process.execPath, [wrappedRunMjs, ...wasiFlags(o), module, ...args], o),
+};
+
+export function haveWasmtime() {
+  const r = spawnSync('wasmtime', ['--version'], { encoding: 'utf8' });
+  return !r.error && r.status === 0;
+}
+
+export function requireBuilt(...files) {
+  for (const f of files) {
+    if (!existsSync(f)) throw new Error(`${f} is missing: run \`make wasi-tests\` first`);
+  }
+}
+
+export { mkdirSync, join };

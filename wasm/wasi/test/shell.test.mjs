@@ -1,0 +1,81 @@
+// The WASI shell (build/wasi/sqlite3.wasm) run as
+//   wasmtime run --dir=. --env TMPDIR=. sqlite3.wasm test.db
+// under node:wasi, jco, and wasmtime when it is on PATH.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { runners, haveWasmtime, shellWasm, scratch, requireBuilt } from './lib.mjs';
+
+requireBuilt(shellWasm);
+
+// Temp table, big sort, DISTINCT, GROUP BY, index build and VACUUM, with
+// caches small enough that temp data really goes to temp files.
+function workload(tempStore) {
+  return `
+PRAGMA temp_store=${tempStore};
+PRAGMA cache_size=20;
+PRAGMA temp.cache_size=20;
+CREATE TABLE t(i INTEGER PRIMARY KEY, a TEXT, b INTEGER);
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<8000)
+  INSERT INTO t SELECT i, printf('%x-%d', (i*2654435761)%1000003, i), (i*7919)%10007 FROM c;
+CREATE TEMP TABLE tt AS SELECT a, b FROM t WHERE i%3=0;
+SELECT count(*), sum(b), min(a), max(a) FROM tt;
+SELECT a FROM t ORDER BY a DESC LIMIT 3 OFFSET 4000;
+SELECT count(DISTINCT b), count(DISTINCT a) FROM t;
+SELECT sum(length(x)), count(*) FROM (SELECT group_concat(a) AS x FROM t GROUP BY b%97 ORDER BY 1);
+CREATE INDEX ti ON t(a, b);
+VACUUM;
+PRAGMA integrity_check;
+SELECT count(*), sum(b) FROM t;
+`;
+}
+
+const runtimes = ['node', 'jco'];
+if (haveWasmtime()) runtimes.push('wasmtime');
+else test.skip('wasmtime: not on PATH');
+
+for (const rt of runtimes) {
+  describe(`sqlite3.wasm under ${rt}`, () => {
+    const run = runners[rt];
+
+    test('tempcrypt is the default VFS', () => {
+      const s = scratch();
+      try {
+        const r = run(shellWasm, ['test.db'], { cwd: s.dir, dirs: ['.'], env: { TMPDIR: '.' }, input: 'SELECT 1;\n.vfslist\n.vfsname\n' });
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stdout, /^vfs\.zName\s+= "tempcrypt"\s+<--- CURRENT$/m);
+        assert.match(r.stdout, /^tempcrypt\/unix-dotfile$/m);
+      } finally { s.cleanup(); }
+    });
+
+    test('temp_store=FILE (encrypted temp files) gives the same results as MEMORY', () => {
+      const out = {};
+      for (const ts of ['FILE', 'MEMORY']) {
+        const s = scratch();
+        try {
+          const r = run(shellWasm, ['test.db'], { cwd: s.dir, dirs: ['.'], env: { TMPDIR: '.' }, input: workload(ts) });
+          assert.equal(r.code, 0, r.stderr);
+          assert.doesNotMatch(r.stderr, /error/i);
+          out[ts] = r.stdout;
+        } finally { s.cleanup(); }
+      }
+      assert.equal(out.FILE, out.MEMORY);
+      const lines = out.FILE.trim().split('\n');
+      assert.match(lines[0], /^2666\|/);
+      assert.ok(lines.includes('ok'), 'integrity_check ok');
+      assert.match(lines.at(-1), /^8000\|/);
+    });
+
+    test('without a temporary directory: a clear error, not a crash', () => {
+      const s = scratch();
+      try {
+        // No --dir at all: the database is in memory, temp files have nowhere to go.
+        const r = run(shellWasm, [], { cwd: s.dir, input: workload('FILE') });
+        assert.equal(r.code, 1, `exit code ${r.code}\n${r.stderr}`);
+        assert.match(r.stderr, /cannot create a temporary file: no writable temporary directory/);
+        assert.match(r.stderr, /--env TMPDIR=/);
+        assert.match(r.stderr, /disk I\/O error/);
+        assert.doesNotMatch(r.stderr, /RuntimeError|wasm trap|unreachable/);
+      } finally { s.cleanup(); }
+    });
+  });
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// run.mjs with two test-only twists, chosen by environment variables of
+// the host process (never passed to the module):
+//   TEMPCRYPT_FREEZE_CLOCK=NS  clock_time_get always answers NS nanoseconds
+//                              (SQLite's own seed is time() and pid 1)
+//   TEMPCRYPT_OPEN_LOG=FILE    append every path the module opens (path_open)
+//                              to FILE, one a line
+import { appendFileSync } from 'node:fs';
+import process from 'node:process';
+import { parseArgs, runWasi } from '../run.mjs';
+
+const freeze = process.env.TEMPCRYPT_FREEZE_CLOCK;
+const openLog = process.env.TEMPCRYPT_OPEN_LOG;
+
+function wrap(p1, memory) {
+  if (freeze !== undefined) {
+    const t = BigInt(freeze);
+    p1.clock_time_get = (id, precision, ptr) => {
+      new DataView(memory().buffer).setBigUint64(ptr, t, true);
+      return 0;
+    };
+  }
+  if (openLog) {
+    const open = p1.path_open;
+    p1.path_open = (fd, dirflags, pathPtr, pathLen, ...rest) => {
+      const path = Buffer.from(memory().buffer, pathPtr, pathLen).toString('utf8');
+      appendFileSync(openLog, path + '\n');
+      return open(fd, dirflags, pathPtr, pathLen, ...rest);
+    };
+  }
+  return p1;
+}
+
+process.removeAllListeners('warning');
+const opts = parseArgs(process.argv.slice(2));
+process.exitCode = await runWasi(opts, wrap);
