@@ -29,9 +29,16 @@ function resolveStorage(storage) {
 export async function open(name, options = {}) {
   if (typeof name !== 'string' || name === '') throw new TypeError('open(name): name must be a non-empty string');
   const storage = resolveStorage(options.storage);
-  const backend = storage === 'opfs'
-    ? await OpfsPool.open(options.pool ?? poolNameOf(name), { minFree: options.minFree ?? 16 })
-    : new MemoryBackend();
+  let backend;
+  try {
+    backend = storage === 'opfs'
+      ? await OpfsPool.open(options.pool ?? poolNameOf(name), { minFree: options.minFree ?? 16 })
+      : new MemoryBackend();
+  } catch (e) {
+    // The pool reports SQLite codes (SQLITE_BUSY for a second tab).
+    if (e && typeof e.sqliteCode === 'number') throw Object.assign(new SqliteError(e.message, e.sqliteCode), { cause: e });
+    throw e;
+  }
   let engine, db;
   try {
     engine = await createEngine(backend, { wasm: options.wasm });
