@@ -1,0 +1,63 @@
+// Consumer test: `npm pack` the package, install the tarball into a scratch
+// Vite app under build/, build it, load the built app in Chromium, open a
+// database and run a query - the package as users install it.
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { serve } from './server.mjs';
+
+const APP_MAIN = `
+import { open } from 'sqlite-tempcrypt';
+const out = document.getElementById('out');
+try {
+  const db = await open('consumer.db');
+  await db.exec('CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, body TEXT)');
+  await db.run('INSERT INTO notes(body) VALUES (?)', ['hello from a bundled app']);
+  await db.exec('PRAGMA temp_store=FILE; PRAGMA temp.cache_size=4; CREATE TEMP TABLE t AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<4000) SELECT n, randomblob(100) AS b FROM c');
+  const rows = await db.query('SELECT body, sqlite_version() AS v FROM notes ORDER BY id DESC LIMIT 1');
+  const stats = await db.tempcrypt.stats();
+  const storage = db.storage;
+  await db.close();
+  window.__result = { ok: true, rows, stats, storage };
+} catch (e) {
+  window.__result = { ok: false, error: e.name + ': ' + e.message };
+}
+out.textContent = JSON.stringify(window.__result);
+`;
+
+export async function testConsumer({ check, launch, freshProfile, ROOT, BUILD }) {
+  const dir = path.join(BUILD, 'consumer');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(path.join(dir, 'app', 'src'), { recursive: true });
+  const npm = process.env.NPM || 'npm';
+  const packed = JSON.parse(execFileSync(npm, ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' }));
+  const tgz = path.join(dir, packed[0].filename);
+  const names = packed[0].files.map((f) => f.path).sort();
+  check(names.includes('dist/sqlite3.wasm') && names.includes('dist/index.d.ts') && !names.some((n) => n.startsWith('test/') || n.startsWith('src/')),
+    'consumer: npm pack ships dist/ and no sources or tests', names.join(' '));
+  const app = path.join(dir, 'app');
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer-app', private: true, type: 'module' }, null, 2));
+  fs.writeFileSync(path.join(app, 'index.html'), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>consumer</title><pre id="out">loading</pre><script type="module" src="/src/main.js"></script>\n');
+  fs.writeFileSync(path.join(app, 'src', 'main.js'), APP_MAIN);
+  fs.writeFileSync(path.join(app, 'vite.config.js'), "export default { build: { target: 'es2022' }, worker: { format: 'es' } };\n");
+  execFileSync(npm, ['install', '--no-audit', '--no-fund', '--offline', '--loglevel=error', tgz], { cwd: app, stdio: 'pipe' });
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: app, stdio: 'pipe' });
+  const built = fs.readdirSync(path.join(app, 'dist', 'assets'));
+  check(built.some((f) => f.endsWith('.wasm')), 'consumer: vite build emits the .wasm as an asset', built.join(' '));
+  const server = await serve(path.join(app, 'dist'));
+  const profile = freshProfile('consumer');
+  const ctx = await launch(profile);
+  try {
+    const page = await ctx.newPage();
+    await page.goto(`${server.url}/index.html`);
+    await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 30000 });
+    const r = await page.evaluate(() => window.__result);
+    check(r.ok && r.rows[0].body === 'hello from a bundled app' && r.storage === 'opfs',
+      'consumer: the built app opens an OPFS database and queries it', JSON.stringify(r));
+    check(r.ok && r.stats.nFileEncrypted >= 1, 'consumer: temp files encrypted in the built app', r.ok ? `nFileEncrypted=${r.stats.nFileEncrypted}` : '');
+  } finally {
+    await ctx.close();
+    await server.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+}
