@@ -17,7 +17,7 @@ export class SqliteError extends Error {
 }
 
 function toError(e) {
-  if (e.name === 'SqliteError' || typeof e.code === 'number') return new SqliteError(e.message, e.code);
+  if (e.name === 'SqliteError') return new SqliteError(e.message, e.code);
   const err = new Error(e.message);
   err.name = e.name;
   return err;

@@ -38,6 +38,7 @@ self.onmessage = async ({ data }) => {
     const transfer = result instanceof Uint8Array ? [result.buffer] : [];
     self.postMessage({ id, result }, transfer);
   } catch (e) {
-    self.postMessage({ id, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e), code: e?.code } });
+    const code = e?.name === 'SqliteError' ? e.code : undefined;
+    self.postMessage({ id, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e), code } });
   }
 };

@@ -37,6 +37,7 @@ export async function open(name, options = {}) {
   } catch (e) {
     // The pool reports SQLite codes (SQLITE_BUSY for a second tab).
     if (e && typeof e.sqliteCode === 'number') throw Object.assign(new SqliteError(e.message, e.sqliteCode), { cause: e });
+    if (e && e.name === 'QuotaExceededError') throw Object.assign(new SqliteError(`storage quota exceeded while opening the OPFS pool: ${e.message}`, 13), { cause: e });
     throw e;
   }
   let engine, db;

@@ -175,6 +175,38 @@ async function testApi(base) {
       return { n, ic };
     });
     check(third.n >= 1 && third.ic === 'ok', 'second tab: opens once the first closed', JSON.stringify(third));
+    await pageB.close();
+
+    // Full quota: SQLITE_FULL, and the database stays intact and usable.
+    // (The pool is opened first: Chromium reserves capacity per handle.)
+    const cdp = await ctx.newCDPSession(page);
+    await page.evaluate(async () => {
+      const { open } = await import('/dist/index.js');
+      window.dbF = await open('full.db');
+      await window.dbF.exec('CREATE TABLE IF NOT EXISTS f(b)');
+    });
+    const usage = await page.evaluate(async () => (await navigator.storage.estimate()).usage);
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: base, quotaSize: usage + 3 * 1024 * 1024 });
+    const full = await page.evaluate(async () => {
+      const db = window.dbF;
+      let committed = 0, err = null;
+      for (let i = 0; i < 200 && !err; i++) {
+        try { await db.run('INSERT INTO f VALUES (randomblob(200000))'); committed++; }
+        catch (e) { err = { name: e.name, code: e.code, message: e.message }; }
+      }
+      let tempErr = null;
+      try {
+        await db.exec('PRAGMA temp_store=FILE; PRAGMA temp.cache_size=4; CREATE TEMP TABLE big AS SELECT randomblob(100000) FROM f, f AS g');
+      } catch (e) { tempErr = { code: e.code, message: e.message }; }
+      const n = (await db.query('SELECT count(*) AS n FROM f'))[0].n;
+      const ic = (await db.query('PRAGMA integrity_check'))[0].integrity_check;
+      await db.close();
+      return { committed, err, tempErr, n, ic };
+    });
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: base });
+    check(full.err && (full.err.code & 0xff) === 13 && full.committed > 0, 'quota: a full quota gives SQLITE_FULL', JSON.stringify(full.err) + ` after ${full.committed} rows`);
+    check(full.tempErr && (full.tempErr.code & 0xff) === 13, 'quota: a temp file hitting the quota gives SQLITE_FULL', JSON.stringify(full.tempErr));
+    check(full.n === full.committed && full.ic === 'ok', 'quota: database intact after SQLITE_FULL', `${full.n} rows, integrity ${full.ic}`);
   } finally {
     await ctx.close();
   }
