@@ -24,8 +24,15 @@ $(NATIVE_TEST)/chacha20_test: test/chacha20_test.c test/testutil.h $(NATIVE_TEST
 $(NATIVE_TEST)/stress: test/stress.c test/testutil.h $(NATIVE_TEST)/libtempcrypt-test.a $(NATIVE)/sqlite3.o
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(NATIVE_TEST)/libtempcrypt-test.a $(NATIVE)/sqlite3.o -lpthread -lm
 
-test-chacha20: $(NATIVE_TEST)/chacha20_test
-	$< 20000
+# The same tests against the portable scalar path (the vector path is
+# what x86-64, Arm and wasm with -msimd128 run).
+$(NATIVE_TEST)/chacha20_test_scalar: test/chacha20_test.c test/testutil.h src/chacha20.c $(TC_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -DHAVE_LIBSODIUM -DTEMPCRYPT_NO_VECTOR -o $@ test/chacha20_test.c src/chacha20.c -lsodium
+
+test-chacha20: $(NATIVE_TEST)/chacha20_test $(NATIVE_TEST)/chacha20_test_scalar
+	$(NATIVE_TEST)/chacha20_test 20000
+	$(NATIVE_TEST)/chacha20_test_scalar 5000
 
 test-stress: $(NATIVE_TEST)/stress
 	$< -n $(STRESS_OPS) -s $(STRESS_SEED) -m all
