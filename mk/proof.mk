@@ -75,8 +75,8 @@ test-sanitize-asan: $(addprefix $(PROOF)/asan/,$(PROOF_TESTS))
 
 # TSan with the multi-threaded sorter (PRAGMA threads=4 in both programs).
 test-sanitize-tsan: $(PROOF)/tsan/difftest $(PROOF)/tsan/leakcheck
-	$(PROOF_RUN) TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(PROOF)/tsan/leakcheck -q
-	$(PROOF_RUN) TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(PROOF)/tsan/difftest 800
+	$(PROOF_RUN) TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/test/tsan.supp $(PROOF)/tsan/leakcheck -q
+	$(PROOF_RUN) TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/test/tsan.supp $(PROOF)/tsan/difftest 800
 
 test-sanitize: test-sanitize-asan test-sanitize-tsan
 
