@@ -49,3 +49,16 @@ $(NATIVE)/bench: test/bench.c test/testutil.h $(NATIVE)/libtempcrypt.a $(NATIVE)
 	$(CC) $(NATIVE_CFLAGS) -Itest -DHAVE_LIBSODIUM -o $@ $< $(NATIVE)/libtempcrypt.a $(NATIVE)/sqlite3.o -lsodium -lpthread -lm
 bench: $(NATIVE)/bench
 	$< $(BENCH_ROWS) $(BENCH_REPS)
+
+# The core tests under ASan+UBSan+LSan, sharing the sanitized SQLite and
+# library objects that mk/proof.mk builds.
+ASAN_DIR = $(BUILD)/proof/asan
+.PHONY: test-native-asan
+TEST_TARGETS += test-native-asan
+$(NATIVE_TEST)/asan/%: test/%.c test/testutil.h $(ASAN_DIR)/tc_tempcrypt.o $(ASAN_DIR)/tc_chacha20.o $(ASAN_DIR)/sqlite3.o
+	@mkdir -p $(@D)
+	$(CC) $(PROOF_FLAGS_asan) $(WARN) -I$(SQLITE_DIR) -Isrc -Itest -DSQLITE_TEMPCRYPT_TESTING -DHAVE_LIBSODIUM \
+	    -o $@ $< $(ASAN_DIR)/tc_tempcrypt.o $(ASAN_DIR)/tc_chacha20.o $(ASAN_DIR)/sqlite3.o -lsodium -lpthread -lm
+test-native-asan: $(NATIVE_TEST)/asan/stress $(NATIVE_TEST)/asan/chacha20_test
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(NATIVE_TEST)/asan/chacha20_test 3000
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(NATIVE_TEST)/asan/stress -n 240000 -s $(STRESS_SEED) -m all
