@@ -54,14 +54,16 @@ export function compileWasm(wasm) {
 // A fresh wasm instance over `backend`, tempcrypt registered as default VFS.
 export async function createEngine(backend, { wasm } = {}) {
   const module = await compileWasm(wasm);
-  const M = await createSqliteModule({
+  let fail;
+  const failed = new Promise((resolve, reject) => { fail = reject; });
+  const M = await Promise.race([failed, createSqliteModule({
     instantiateWasm(imports, receive) {
-      WebAssembly.instantiate(module, imports).then((inst) => receive(inst, module));
+      WebAssembly.instantiate(module, imports).then((inst) => receive(inst, module), fail);
       return {};
     },
     print: (s) => console.log(s),
     printErr: (s) => console.warn(s),
-  });
+  })]);
   const bridge = M.opfs;
   bridge.checkCodes(M._tc_code_count(), (i) => M._tc_codes(i));
   bridge.setBackend(backend);

@@ -107,8 +107,23 @@ export const tests = {
   },
 };
 
+// Memory storage without a Worker, on the page's main thread.
+async function mainThread() {
+  const db = await open('main-thread.db', { storage: 'memory', worker: false });
+  try {
+    eq(db.storage, 'memory', 'storage');
+    await db.exec('CREATE TABLE m(x); INSERT INTO m VALUES (1), (2)');
+    eq(await db.query('SELECT sum(x) AS s FROM m'), [{ s: 3 }], 'query on the main thread');
+    let e = null;
+    try { await open('x.db', { storage: 'opfs', worker: false }); } catch (err) { e = err; }
+    ok(e && /OPFS/.test(e.message), 'opfs without a worker is refused with a clear message');
+  } finally { await db.close(); }
+}
+
 export async function run(storages = ['opfs', 'memory']) {
   const out = [];
+  try { await mainThread(); out.push({ name: 'memory on the main thread', ok: true }); }
+  catch (e) { out.push({ name: 'memory on the main thread', ok: false, error: String(e && e.stack || e) }); }
   for (const storage of storages) {
     for (const [name, fn] of Object.entries(tests)) {
       try { await fn(storage); out.push({ name: `${name} (${storage})`, ok: true }); }

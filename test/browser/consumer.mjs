@@ -9,6 +9,7 @@ import { serve } from './server.mjs';
 const APP_MAIN = `
 import { open } from 'sqlite-tempcrypt';
 const out = document.getElementById('out');
+async function main() {
 try {
   const db = await open('consumer.db');
   await db.exec('CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, body TEXT)');
@@ -23,6 +24,8 @@ try {
   window.__result = { ok: false, error: e.name + ': ' + e.message };
 }
 out.textContent = JSON.stringify(window.__result);
+}
+main();
 `;
 
 export async function testConsumer({ check, launch, freshProfile, ROOT, BUILD }) {
@@ -39,7 +42,7 @@ export async function testConsumer({ check, launch, freshProfile, ROOT, BUILD })
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer-app', private: true, type: 'module' }, null, 2));
   fs.writeFileSync(path.join(app, 'index.html'), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>consumer</title><pre id="out">loading</pre><script type="module" src="/src/main.js"></script>\n');
   fs.writeFileSync(path.join(app, 'src', 'main.js'), APP_MAIN);
-  fs.writeFileSync(path.join(app, 'vite.config.js'), "export default { build: { target: 'es2022' }, worker: { format: 'es' } };\n");
+  // No vite.config.js: the package must work with Vite's defaults.
   execFileSync(npm, ['install', '--no-audit', '--no-fund', '--offline', '--loglevel=error', tgz], { cwd: app, stdio: 'pipe' });
   execFileSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: app, stdio: 'pipe' });
   const built = fs.readdirSync(path.join(app, 'dist', 'assets'));
