@@ -332,9 +332,16 @@ static int spyShmMap(sqlite3_file *f, int i, int sz, int w, void volatile **pp){
 static int spyShmLock(sqlite3_file *f, int o, int n, int fl){ return FWD(f)->pMethods->xShmLock(FWD(f), o, n, fl); }
 static void spyShmBarrier(sqlite3_file *f){ FWD(f)->pMethods->xShmBarrier(FWD(f)); }
 static int spyShmUnmap(sqlite3_file *f, int d){ return FWD(f)->pMethods->xShmUnmap(FWD(f), d); }
-/* No mmap through the spy: every byte must pass xWrite/xRead. */
-static int spyFetch(sqlite3_file *f, sqlite3_int64 o, int n, void **pp){ (void)f; (void)o; (void)n; *pp = 0; return SQLITE_OK; }
-static int spyUnfetch(sqlite3_file *f, sqlite3_int64 o, void *p){ (void)f; (void)o; (void)p; return SQLITE_OK; }
+/* Memory mapping is forwarded, so that a shim that wrongly allows it for
+** an encrypted file hands SQLite ciphertext (and the tests see that). */
+static int spyFetch(sqlite3_file *f, sqlite3_int64 o, int n, void **pp){
+  if( FWD(f)->pMethods->iVersion<3 ){ *pp = 0; return SQLITE_OK; }
+  return FWD(f)->pMethods->xFetch(FWD(f), o, n, pp);
+}
+static int spyUnfetch(sqlite3_file *f, sqlite3_int64 o, void *p){
+  if( FWD(f)->pMethods->iVersion<3 ) return SQLITE_OK;
+  return FWD(f)->pMethods->xUnfetch(FWD(f), o, p);
+}
 
 static const sqlite3_io_methods spyMethods = {
   3, spyClose, spyRead, spyWrite, spyTruncate, spySync, spyFileSize,
@@ -538,7 +545,7 @@ sqlite3 *proof_open(const char *zPath, const ProofCfg *pCfg){
       SQLITE_UTF8|SQLITE_DETERMINISTIC, 0, mkrepFunc, 0, 0);
   snprintf(zSql, sizeof(zSql),
       "PRAGMA temp_store=%d; PRAGMA cache_size=8; PRAGMA threads=%d;"
-      "PRAGMA mmap_size=0; PRAGMA synchronous=OFF; PRAGMA temp.page_size=%d; PRAGMA temp.cache_size=8;",
+      "PRAGMA mmap_size=67108864; PRAGMA synchronous=OFF; PRAGMA temp.page_size=%d; PRAGMA temp.cache_size=8;",
       pCfg ? pCfg->tempStore : 1, pCfg ? pCfg->threads : 0,
       (pCfg && pCfg->tempPageSize) ? pCfg->tempPageSize : 4096);
   if( rc==SQLITE_OK ) rc = sqlite3_exec(db, zSql, 0, 0, 0);
