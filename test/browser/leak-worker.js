@@ -67,17 +67,17 @@ function workloads(M) {
       db.query('SELECT count(*) FROM tt WHERE v > ?', ['']);
     }],
     ['ORDER BY unindexed', (db) => db.query('SELECT v, pad FROM t ORDER BY substr(v, 3) DESC, id')],
-    ['DISTINCT', (db) => db.query(`SELECT DISTINCT v || '.' AS d FROM t`)],
-    ['GROUP BY', (db) => db.query('SELECT v, count(*) AS n FROM t GROUP BY v')],
+    ['DISTINCT', (db) => db.query(`SELECT DISTINCT v || '.' AS d, pad FROM t`)],
+    ['GROUP BY', (db) => db.query('SELECT v, pad, count(*) AS n FROM t GROUP BY v, pad')],
     ['UNION / EXCEPT', (db) => {
-      db.query(`SELECT v FROM t UNION SELECT v || 'u' FROM t`);
-      db.query('SELECT v FROM t EXCEPT SELECT v FROM t WHERE id % 2 = 0');
+      db.query(`SELECT v, pad FROM t UNION SELECT v || 'u', pad FROM t`);
+      db.query('SELECT v, pad FROM t EXCEPT SELECT v, pad FROM t WHERE id % 2 = 0');
     }],
-    ['IN (subquery)', (db) => db.query('SELECT count(*) AS n FROM t WHERE v IN (SELECT v || \'\' FROM t WHERE id % 3 = 0)')],
-    ['window PARTITION BY', (db) => db.query('SELECT v, row_number() OVER (PARTITION BY grp ORDER BY v DESC) AS r FROM t')],
+    ['IN (subquery)', (db) => db.query('SELECT count(*) AS n FROM t WHERE v || hex(pad) IN (SELECT v || hex(pad) FROM t WHERE id % 3 > 0)')],
+    ['window PARTITION BY', (db) => db.query('SELECT v, pad, row_number() OVER (PARTITION BY grp ORDER BY v DESC) AS r FROM t')],
     ['materialized CTE', (db) => db.query(`WITH c AS MATERIALIZED (SELECT v, pad FROM t ORDER BY random())
                                            SELECT count(*) AS n, max(v) AS m FROM c`)],
-    ['CREATE INDEX', (db) => db.exec('CREATE INDEX t_v ON t(v); DROP INDEX t_v;')],
+    ['CREATE INDEX', (db) => db.exec('CREATE INDEX t_v ON t(v, pad); DROP INDEX t_v;')],
     ['VACUUM', (db) => db.exec('VACUUM')],
     ['statement journal', (db) => {
       db.exec('BEGIN');
@@ -118,12 +118,19 @@ self.onmessage = async ({ data }) => {
       const db = await open(name, { storage: 'opfs', minFree: 24 });
       const before = db.tempcrypt.setEnabled(enabled);
       db.observe(s.spy);
-      const times = {};
+      const times = {}, perWorkload = {};
       for (const [label, fn] of workloads(marker)) {
         const t0 = performance.now();
+        const h0 = Object.values(s.hits).reduce((a, b) => a + b, 0);
+        const o0 = Object.values(s.opened).reduce((a, b) => a + b, 0);
+        const w0 = s.tempWrites;
         await db.reserve(24);
         fn(db);
         times[label] = Math.round(performance.now() - t0);
+        perWorkload[label] = {
+          ms: times[label], tempFiles: Object.values(s.opened).reduce((a, b) => a + b, 0) - o0,
+          tempWrites: s.tempWrites - w0, hits: Object.values(s.hits).reduce((a, b) => a + b, 0) - h0,
+        };
       }
       await db.reserve(0);
       // The OPFS layer's own view after the run: scan every pool file.
@@ -135,7 +142,7 @@ self.onmessage = async ({ data }) => {
       // Keep the db (and its temp files) open: the tab is closed next.
       self.keep = db;
       self.postMessage({ ok: true, wasEnabled: before, hits: s.hits, bytes: s.bytes, opened: s.opened,
-        tempWrites: s.tempWrites, stats: db.tempcrypt.stats(), poolHits, times, files: db.files.list() });
+        tempWrites: s.tempWrites, stats: db.tempcrypt.stats(), poolHits, times, perWorkload, files: db.files.list() });
     } else if (cmd === 'reopen') {
       const db = await open(name, { storage: 'opfs' });
       const rows = db.query('SELECT count(*) AS n FROM t');

@@ -234,6 +234,15 @@ async function testLeak(base, enabled) {
   console.log(`  spy hits by kind ${JSON.stringify(run.hits)}; pool scan ${JSON.stringify(run.poolHits)}; stats ${JSON.stringify(run.stats)}`);
   check(run.wasEnabled === true, `leak ${mode}: tempcrypt is on by default`);
   check(sum(run.opened) >= 3 && run.tempWrites > 0, `leak ${mode}: workloads spilled to temp files`, `${sum(run.opened)} temp files, ${run.tempWrites} writes`);
+  for (const [label, w] of Object.entries(run.perWorkload)) {
+    console.log(`    ${label.padEnd(24)} ${String(w.ms).padStart(5)} ms  temp files opened ${w.tempFiles}, temp writes ${w.tempWrites}, marker hits ${w.hits}`);
+  }
+  const dry = Object.entries(run.perWorkload).filter(([label, w]) => label !== 'setup' && w.tempWrites === 0).map(([l]) => l);
+  check(dry.length === 0, `leak ${mode}: every workload wrote temp files`, dry.length ? `none from: ${dry.join(', ')}` : '');
+  if (!enabled) {
+    const clean = Object.entries(run.perWorkload).filter(([label, w]) => label !== 'setup' && w.hits === 0).map(([l]) => l);
+    check(clean.length === 0, 'leak disabled: every workload put the marker into a temp file', clean.length ? `not: ${clean.join(', ')}` : '');
+  }
   const raw = rawScan(profile, marker);
   console.log(`  raw scan: ${raw.files} files, ${raw.bytes} bytes, ${raw.poolFiles} pool files; ${raw.where.join('; ') || 'no hits'}`);
   check(raw.persistentHits > 0, `leak ${mode}: raw scan sees the main database's plaintext (the scan works)`, `${raw.persistentHits} hits`);
