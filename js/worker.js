@@ -45,6 +45,7 @@ export async function open(name, options = {}) {
     engine = await createEngine(backend, { wasm: options.wasm });
     if (options.observer) engine.setObserver(options.observer);
     db = engine.open(name);
+    await backend.reserve();   // the main database took a pool file
   } catch (e) {
     backend.close();
     throw e;

@@ -12,9 +12,10 @@ BROWSER_OPT   ?= -O2
 BROWSER_TC_SRC ?= $(TC_SRC)
 BROWSER_ENV   := NODE_PATH=/usr/share/nodejs
 
-# No threads in the Worker, no OS layer (the VFS is ours), no mmap.
+# No threads in the Worker (mutexes are no-ops, but the sqlite3_mutex_* API
+# stays for tempcrypt), no OS layer (the VFS is ours), no mmap.
 BROWSER_SQLITE_DEFS := $(filter-out -DSQLITE_THREADSAFE=%,$(SQLITE_DEFS)) \
-    -DSQLITE_THREADSAFE=0 -DSQLITE_OS_OTHER=1 -DSQLITE_OMIT_SHARED_CACHE \
+    -DSQLITE_THREADSAFE=1 -DSQLITE_MUTEX_NOOP -DSQLITE_OS_OTHER=1 -DSQLITE_OMIT_SHARED_CACHE \
     -DSQLITE_OMIT_DEPRECATED -DSQLITE_MAX_MMAP_SIZE=0 -DSQLITE_USE_ALLOCA \
     -DSQLITE_ENABLE_BYTECODE_VTAB -DSQLITE_ENABLE_DBSTAT_VTAB
 
@@ -52,17 +53,23 @@ BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/opfs_vfs.o $(BROWSER)/glue.o \
 .PHONY: browser test-browser
 browser: $(DIST)/sqlite3.mjs $(DIST)/.js-stamp
 
-$(BROWSER)/sqlite3.o: $(SQLITE_C)
+# Objects depend on the flags they were built with.
+$(BROWSER)/flags: FORCE_BROWSER_FLAGS
+	@mkdir -p $(@D)
+	@echo '$(BROWSER_CFLAGS) $(BROWSER_SQLITE_DEFS)' | cmp -s - $@ || echo '$(BROWSER_CFLAGS) $(BROWSER_SQLITE_DEFS)' > $@
+.PHONY: FORCE_BROWSER_FLAGS
+
+$(BROWSER)/sqlite3.o: $(SQLITE_C) $(BROWSER)/flags
 	@mkdir -p $(@D)
 	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) $(BROWSER_SQLITE_DEFS) -c $< -o $@
 
-$(BROWSER)/%.o: wasm/browser/%.c wasm/browser/opfs_vfs.h $(SQLITE_DIR)/sqlite3.h
+$(BROWSER)/%.o: wasm/browser/%.c wasm/browser/opfs_vfs.h $(SQLITE_DIR)/sqlite3.h $(TC_HDR) $(BROWSER)/flags
 	@mkdir -p $(@D)
 	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) $(BROWSER_SQLITE_DEFS) -Wall -Wextra -c $< -o $@
 
-$(BROWSER)/%.o: $(filter %.c,$(BROWSER_TC_SRC)) $(TC_HDR) $(SQLITE_DIR)/sqlite3.h
+$(BROWSER)/%.o: $(filter %.c,$(BROWSER_TC_SRC)) $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(BROWSER)/flags
 	@mkdir -p $(@D)
-	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) -DSQLITE_THREADSAFE=0 -Wall -Wextra \
+	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) -Wall -Wextra \
 	    -c $(filter %/$*.c,$(BROWSER_TC_SRC)) -o $@
 
 $(DIST)/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/opfs_library.js

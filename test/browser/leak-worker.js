@@ -143,6 +143,23 @@ self.onmessage = async ({ data }) => {
       self.keep = db;
       self.postMessage({ ok: true, wasEnabled: before, hits: s.hits, bytes: s.bytes, opened: s.opened,
         tempWrites: s.tempWrites, stats: db.tempcrypt.stats(), poolHits, times, perWorkload, files: db.files.list() });
+    } else if (cmd === 'pool') {
+      // A statement that needs more temp files than the pool has free fails
+      // cleanly (SQLITE_CANTOPEN, saying why); reserve() makes room.
+      const db = await open(name, { storage: 'opfs', minFree: 1 });
+      db.exec(`PRAGMA temp_store=FILE; PRAGMA cache_size=8; PRAGMA temp.cache_size=8;
+               CREATE TABLE IF NOT EXISTS p(v, pad); DELETE FROM p;`);
+      db.run(`INSERT INTO p SELECT 'row' || n, randomblob(400)
+              FROM (WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n < 6000) SELECT n FROM c)`);
+      const heavy = `SELECT count(*) AS n FROM (SELECT v, pad FROM p UNION SELECT v || 'u', pad FROM p ORDER BY 1 DESC)
+                     WHERE v IN (SELECT v FROM p EXCEPT SELECT v FROM p WHERE rowid % 2 = 0)`;
+      let err = null;
+      try { db.query(heavy); } catch (e) { err = { code: e.code, message: e.message }; }
+      await db.reserve(16);
+      const n = db.query(heavy)[0].n;
+      const ic = db.query('PRAGMA integrity_check')[0].integrity_check;
+      db.close();
+      self.postMessage({ ok: true, err, n, ic });
     } else if (cmd === 'reopen') {
       const db = await open(name, { storage: 'opfs' });
       const rows = db.query('SELECT count(*) AS n FROM t');

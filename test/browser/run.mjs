@@ -212,6 +212,21 @@ async function testApi(base) {
   }
 }
 
+// Pool exhaustion: a clear SQLITE_CANTOPEN, then success after reserve().
+async function testPool(base) {
+  const profile = freshProfile('pool');
+  const ctx = await launch(profile);
+  try {
+    const page = await newPage(ctx, base);
+    const r = await inWorker(page, { cmd: 'pool', name: 'pool.db' });
+    check(r.ok && r.err && (r.err.code & 0xff) === 14 && /no free file/.test(r.err.message), 'pool: exhausted pool gives SQLITE_CANTOPEN saying why', JSON.stringify(r.err || r.error));
+    check(r.ok && r.n > 0 && r.ic === 'ok', 'pool: the statement runs after reserve()', `${r.n} rows, integrity ${r.ic}`);
+  } finally {
+    await ctx.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+}
+
 // The leak check for one mode: run the workloads, close the tab without
 // closing the database (a crash, as far as OPFS is concerned), scan the
 // raw profile, reopen (leftovers must be wiped), scan again.
@@ -281,6 +296,7 @@ try {
   if (want('node')) await testNode();
   if (want('types')) testTypes();
   if (want('api')) await testApi(server.url);
+  if (want('pool')) await testPool(server.url);
   if (want('leak')) { await testLeak(server.url, false); await testLeak(server.url, true); }
   if (want('consumer')) await (await import('./consumer.mjs')).testConsumer({ check, launch, freshProfile, ROOT, BUILD });
 } catch (e) {

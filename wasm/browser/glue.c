@@ -3,16 +3,7 @@
 ** as doubles, and the table of result codes shared with opfs_library.js.
 */
 #include "opfs_vfs.h"
-#include <stdint.h>
-
-/* The three entry points of src/tempcrypt.h that the browser build uses,
-** declared here because that header (as of the skeleton) names a typedef and
-** a function both sqlite3_tempcrypt_stats, which a C compiler rejects.  The
-** counters are nine uint64_t in the header's order. */
-struct tc_stats_struct { uint64_t a[9]; };
-int sqlite3_tempcrypt_register(const char *zBase, int makeDefault);
-int sqlite3_tempcrypt_set_enabled(int on);
-void sqlite3_tempcrypt_stats(struct tc_stats_struct *pOut, int reset);
+#include "tempcrypt.h"
 
 /* Initialize SQLite, then put tempcrypt over "opfs" as the default VFS. */
 int tc_init(void){
@@ -23,10 +14,17 @@ int tc_init(void){
 
 /* Copy the counters into a[0..8] as doubles (exact below 2^53). */
 void tc_stats(double *a, int reset){
-  struct tc_stats_struct s;
+  struct sqlite3_tempcrypt_stats s;
   sqlite3_tempcrypt_stats(&s, reset);
-  int i;
-  for(i=0; i<9; i++) a[i] = (double)s.a[i];
+  a[0] = (double)s.nFileEncrypted;
+  a[1] = (double)s.nFilePlain;
+  a[2] = (double)s.nLogicalWrite;
+  a[3] = (double)s.nLogicalRead;
+  a[4] = (double)s.nPhysicalWrite;
+  a[5] = (double)s.nPhysicalRead;
+  a[6] = (double)s.nEnciphered;
+  a[7] = (double)s.nBlockRmw;
+  a[8] = (double)s.nFailedBlockRead;
 }
 
 static const int aCode[] = {

@@ -1,0 +1,205 @@
+// The demo's dedicated Worker: runs one workload over OPFS with tempcrypt
+// on or off, and watches every storage call underneath tempcrypt through
+// the package's observer (so it sees exactly the bytes that reach OPFS).
+//
+// Messages in:  { cmd: 'probe' }
+//               { cmd: 'run', marker, workload, rows, enabled }
+// Messages out: { ok: true, ... } or { ok: false, error, code }
+import { open, opfsAvailable, deletePool, POOL_ROOT } from '../../dist/worker.js';
+import { countIn, markAll, addToHistogram, entropy, sampleRows } from './analysis.js';
+import { PRAGMAS, SETUP_SQL, FILLER, WORKLOADS } from './workloads.js';
+
+const DB_NAME = 'demo.db';
+const POOL = 'tempcrypt-demo';
+const enc = new TextEncoder();
+
+// The spy: one record per file SQLite opened.  For temp files it keeps a
+// shadow image of the file (every write applied at its offset), so a
+// marker split across two writes is still found: each write is searched
+// together with the bytes around it in the image.
+function makeSpy(needle) {
+  const open = new Map();      // fileId -> record (while open)
+  const all = [];              // every record, in open order
+  let spyMs = 0;
+  const grow = (f, end) => {
+    if (end <= f.image.length) return;
+    const g = new Uint8Array(Math.max(end, f.image.length * 2, 65536));
+    g.set(f.image.subarray(0, f.size));
+    f.image = g;
+  };
+  const observer = (ev) => {
+    const t0 = performance.now();
+    if (ev.op === 'open') {
+      const f = { name: ev.name, kind: ev.kind, flags: ev.flags, temp: !!ev.temp, open: true,
+        written: 0, read: 0, writes: 0, reads: 0, hits: 0, size: 0,
+        image: new Uint8Array(0), hist: new Float64Array(256) };
+      open.set(ev.fileId, f);
+      all.push(f);
+    } else if (ev.op === 'close') {
+      const f = open.get(ev.fileId);
+      if (f) f.open = false;
+      open.delete(ev.fileId);
+    } else if (ev.op === 'read') {
+      const f = open.get(ev.fileId);
+      if (f) { f.reads++; f.read += ev.got ?? ev.length; }
+    } else if (ev.op === 'truncate') {
+      const f = open.get(ev.fileId);
+      if (f && f.temp && ev.size < f.size) { f.image.fill(0, ev.size, f.size); f.size = ev.size; }
+    } else if (ev.op === 'write') {
+      const f = open.get(ev.fileId);
+      if (f) {
+        f.writes++;
+        f.written += ev.length;
+        if (f.temp) {
+          // ev.data is a view into wasm memory, valid only now: copy it.
+          const end = ev.offset + ev.length;
+          grow(f, end);
+          if (ev.offset > f.size) f.image.fill(0, f.size, ev.offset);
+          f.image.set(ev.data, ev.offset);
+          f.size = Math.max(f.size, end);
+          addToHistogram(f.hist, ev.data);
+          const m = needle.length;
+          f.hits += countIn(f.image, needle, ev.offset - m + 1, Math.min(f.size, end + m - 1) - m + 1);
+        }
+      }
+    }
+    spyMs += performance.now() - t0;
+  };
+  return { observer, all, get spyMs() { return spyMs; } };
+}
+
+function classOf(path) {
+  if (path === null) return 'free';
+  if (path === DB_NAME) return 'main-db';
+  if (path.startsWith(DB_NAME + '-')) return 'journal';
+  if (path.startsWith('/tmp/')) return 'temp';
+  return 'other';
+}
+
+function tally(list) {
+  const by = {};
+  for (const x of list) {
+    const b = by[x.cls] || (by[x.cls] = { files: 0, bytes: 0, hits: 0 });
+    b.files++; b.bytes += x.size; b.hits += x.hits;
+  }
+  return by;
+}
+
+// Everything in OPFS, read back through the File API after the database
+// is closed (no access handle holds a lock then).
+async function scanAllOpfs(needle, poolClass) {
+  const root = await navigator.storage.getDirectory();
+  const out = [];
+  async function walk(dir, prefix) {
+    for await (const [name, h] of dir.entries()) {
+      const path = `${prefix}/${name}`;
+      if (h.kind === 'directory') { await walk(h, path); continue; }
+      let bytes;
+      try { bytes = new Uint8Array(await (await h.getFile()).arrayBuffer()); } catch { bytes = null; }
+      const cls = poolClass.get(path) ?? 'other';
+      out.push({ path, cls, size: bytes ? bytes.length : null, hits: bytes ? countIn(bytes, needle) : 0, locked: !bytes });
+    }
+  }
+  await walk(root, '');
+  return out;
+}
+
+async function run({ marker, workload, rows, enabled }) {
+  const w = WORKLOADS.find((x) => x.id === workload);
+  if (!w) throw new Error(`unknown workload ${workload}`);
+  const needle = enc.encode(marker);
+  if (needle.length < 6) throw new Error('the secret must be at least 6 bytes long');
+
+  // A fresh pool for every run, so the scans below show this run only.
+  try {
+    await deletePool(POOL);
+  } catch (e) {
+    if (e && e.name === 'NoModificationAllowedError') {
+      throw Object.assign(new Error('the demo is open in another tab (its OPFS files are locked): close the other tab and try again'), { code: 5 });
+    }
+    throw e;
+  }
+  const db = await open(DB_NAME, { storage: 'opfs', pool: POOL, minFree: 24 });
+  const result = { workload, rows, enabled };
+  try {
+    db.exec(PRAGMAS);
+    const s0 = performance.now();
+    for (const sql of SETUP_SQL) {
+      if (sql.includes(':secret')) db.run(sql, { secret: marker, filler: FILLER, rows });
+      else db.exec(sql);
+    }
+    result.setupMs = performance.now() - s0;
+    result.wasEnabled = db.tempcrypt.setEnabled(enabled);
+    db.tempcrypt.stats(true);
+    await db.reserve(24);
+
+    const spy = makeSpy(needle);
+    db.observe(spy.observer);
+    const t0 = performance.now();
+    try {
+      for (const sql of w.sql) db.exec(sql);
+    } finally {
+      db.observe(null);
+    }
+    result.wallMs = performance.now() - t0;
+    result.spyMs = spy.spyMs;
+    result.ms = Math.max(0, result.wallMs - spy.spyMs);
+    result.stats = db.tempcrypt.stats();
+
+    // Every temp file: totals, entropy, marker hits, and a byte map.
+    const total = new Float64Array(256);
+    result.temp = [];
+    result.named = [];
+    for (const f of spy.all) {
+      if (!f.temp) {
+        result.named.push({ name: f.name, kind: f.kind, written: f.written, read: f.read });
+        continue;
+      }
+      for (let i = 0; i < 256; i++) total[i] += f.hist[i];
+      const mask = markAll(f.image, f.size, needle);
+      result.temp.push({
+        name: f.name, kind: f.kind, flags: f.flags, open: f.open,
+        written: f.written, read: f.read, writes: f.writes, reads: f.reads, size: f.size,
+        hits: f.hits, entropy: entropy(f.hist), map: sampleRows(f.image, mask, f.size),
+      });
+    }
+    result.entropy = entropy(total);
+    result.hits = result.temp.reduce((a, f) => a + f.hits, 0);
+    result.written = result.temp.reduce((a, f) => a + f.written, 0);
+    result.read = result.temp.reduce((a, f) => a + f.read, 0);
+
+    // The OPFS pool right after the run, connection still open (a temp
+    // table is still there; sorter files are already closed and wiped).
+    const headerSize = db.files.headerSize;
+    const pool = db.files.scan().map((p) => {
+      const data = p.bytes.subarray(headerSize);
+      return { file: p.file, cls: classOf(p.path), size: data.length, hits: countIn(p.bytes, needle) };
+    });
+    result.poolOpen = tally(pool);
+    const poolClass = new Map(db.files.list().map((p) => [`/${POOL_ROOT}/${POOL}/${p.file}`, classOf(p.path)]));
+    db.close();
+
+    // Everything left in OPFS once the connection is closed.
+    const after = await scanAllOpfs(needle, poolClass);
+    result.opfsAfter = tally(after.map((x) => (x.cls === 'temp' ? { ...x, cls: 'free' } : x)));
+    result.opfsAfterFiles = after.length;
+    result.opfsAfterBytes = after.reduce((a, x) => a + (x.size || 0), 0);
+    return result;
+  } finally {
+    db.close();
+  }
+}
+
+self.onmessage = async ({ data }) => {
+  try {
+    if (data.cmd === 'probe') {
+      self.postMessage({ ok: true, opfs: opfsAvailable() });
+    } else if (data.cmd === 'run') {
+      const r = await run(data);
+      const transfer = r.temp.flatMap((f) => [f.map.bytes.buffer, f.map.marks.buffer]);
+      self.postMessage({ ok: true, result: r }, transfer);
+    }
+  } catch (e) {
+    self.postMessage({ ok: false, error: `${e && e.message || e}`, code: e && e.code, name: e && e.name });
+  }
+};
