@@ -161,7 +161,7 @@ export class OpfsPool {
       if (name !== null && !(flags & OPEN_CREATE)) throw sqliteError(14, `no such file in the OPFS pool: ${name}`);
       slot = this.free.pop();
       if (!slot) {
-        throw sqliteError(14, `the OPFS pool "${this.name}" has no free file (${this.slots.length} in use); open it with a larger minFree`);
+        throw sqliteError(14, `the OPFS pool "${this.name}" has no free file (all ${this.slots.length} in use); open it with a larger minFree or await reserve(n) first`);
       }
       slot.gen++;
       slot.path = name !== null ? name : `/tmp/${++this.nextTemp}`;

@@ -151,12 +151,20 @@ self.onmessage = async ({ data }) => {
                CREATE TABLE IF NOT EXISTS p(v, pad); DELETE FROM p;`);
       db.run(`INSERT INTO p SELECT 'row' || n, randomblob(400)
               FROM (WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n < 6000) SELECT n FROM c)`);
-      const heavy = `SELECT count(*) AS n FROM (SELECT v, pad FROM p UNION SELECT v || 'u', pad FROM p ORDER BY 1 DESC)
-                     WHERE v IN (SELECT v FROM p EXCEPT SELECT v FROM p WHERE rowid % 2 = 0)`;
+      // Three attached temp databases, each spilled to its own file, all open
+      // at once within one call (no top-up in between).
+      const heavy = () => {
+        db.exec(`ATTACH '' AS a1; ATTACH '' AS a2; ATTACH '' AS a3;
+                 PRAGMA a1.cache_size=8; PRAGMA a2.cache_size=8; PRAGMA a3.cache_size=8;
+                 CREATE TABLE a1.x AS SELECT * FROM p; CREATE TABLE a2.x AS SELECT * FROM p;
+                 CREATE TABLE a3.x AS SELECT * FROM p;`);
+        return db.query('SELECT (SELECT count(*) FROM a1.x) + (SELECT count(*) FROM a2.x) + (SELECT count(*) FROM a3.x) AS n')[0].n;
+      };
       let err = null;
-      try { db.query(heavy); } catch (e) { err = { code: e.code, message: e.message }; }
+      try { heavy(); } catch (e) { err = { code: e.code, message: e.message }; }
+      for (const a of ['a1', 'a2', 'a3']) { try { db.exec(`DETACH ${a}`); } catch { /* not attached */ } }
       await db.reserve(16);
-      const n = db.query(heavy)[0].n;
+      const n = heavy();
       const ic = db.query('PRAGMA integrity_check')[0].integrity_check;
       db.close();
       self.postMessage({ ok: true, err, n, ic });

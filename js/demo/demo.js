@@ -1,0 +1,244 @@
+// The demo page: controls, the Worker that runs the workloads, and the
+// side-by-side rendering of what reached OPFS.
+import { WORKLOADS, SIZE, KIND_LABELS } from './workloads.js';
+
+const $ = (id) => document.getElementById(id);
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+const setState = (s) => { document.body.dataset.state = s; };
+
+function bytes(n) {
+  if (n < 1024) return `${fmt(n)} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(2)} MiB`;
+}
+
+function el(tag, attrs = {}, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else if (k.startsWith('data-')) e.setAttribute(k, v);
+    else e[k] = v;
+  }
+  for (const k of kids) if (k !== null && k !== undefined) e.append(k);
+  return e;
+}
+
+// A default secret made at page load, so it is never part of a cached file.
+function makeSecret() {
+  const r = crypto.getRandomValues(new Uint32Array(3));
+  const names = ['Alice', 'Bruno', 'Chen', 'Dana', 'Emeka', 'Farah', 'Gustav', 'Hana', 'Ines', 'Jonas'];
+  const pin = (x) => String(x % 10000).padStart(4, '0');
+  return `${names[r[0] % names.length]}'s PIN ${pin(r[1])}-${pin(r[2])}`;
+}
+
+// ---------------------------------------------------------------- OPFS check
+function noOpfs(why) {
+  const b = $('no-opfs');
+  b.hidden = false;
+  b.replaceChildren(
+    el('b', { text: 'This browser cannot run the demo: ' }), why,
+    el('br'),
+    'The demo needs the Origin Private File System with synchronous access handles in a dedicated Worker ' +
+    '(current Chrome, Edge, Firefox or Safari), over https or on localhost / 127.0.0.1. Private windows of ' +
+    'some browsers turn OPFS off.');
+  $('run').disabled = true;
+  $('status').textContent = 'OPFS is not available here.';
+  setState('no-opfs');
+}
+
+function mainThreadOpfsProblem() {
+  if (!window.isSecureContext) return `this page is not a secure context (${location.protocol}//${location.host}), and OPFS exists only in secure contexts.`;
+  if (!navigator.storage || typeof navigator.storage.getDirectory !== 'function') return 'navigator.storage.getDirectory() is missing: this browser has no OPFS.';
+  if (typeof Worker !== 'function') return 'this browser has no Web Workers.';
+  return null;
+}
+
+// ---------------------------------------------------------------- Worker
+let worker = null;
+let pending = null;
+function startWorker() {
+  worker = new Worker(new URL('./demo-worker.js', import.meta.url), { type: 'module' });
+  worker.onmessage = ({ data }) => { const p = pending; pending = null; if (p) p.resolve(data); };
+  worker.onerror = (e) => {
+    const p = pending; pending = null;
+    const msg = `the demo Worker failed to load or crashed${e.message ? ': ' + e.message : ''}`;
+    if (p) p.resolve({ ok: false, error: msg });
+    else showError(msg);
+  };
+}
+function call(msg) {
+  return new Promise((resolve) => { pending = { resolve }; worker.postMessage(msg); });
+}
+
+function showError(msg) {
+  $('status').replaceChildren(el('span', { class: 'error', text: `Error: ${msg}` }));
+  setState('error');
+}
+
+// ---------------------------------------------------------------- rendering
+// Colour of one byte in the byte map (marker: 1 = part of the secret,
+// 2 = past the end of the file).
+function colour(b, mark) {
+  if (mark === 2) return [238, 238, 238];
+  if (mark === 1) return [255, 212, 0];
+  if (b === 0) return [0, 0, 0];
+  if (b === 255) return [255, 255, 255];
+  if (b >= 0x20 && b < 0x7f) { const t = (b - 0x20) / 95; return [40 + 60 * t, 110 + 60 * t, 200 + 55 * t]; }
+  if (b < 0x20 || b === 0x7f) { const t = b / 32; return [40 + 40 * t, 140 + 60 * t, 70 + 40 * t]; }
+  const t = (b - 0x80) / 127; return [170 + 85 * t, 60 + 60 * t, 60 + 50 * t];
+}
+
+function byteMap(map) {
+  const c = el('canvas', { class: 'bytemap', width: map.width, height: map.rows });
+  const ctx = c.getContext('2d');
+  const img = ctx.createImageData(map.width, map.rows);
+  for (let i = 0; i < map.bytes.length; i++) {
+    const [r, g, b] = colour(map.bytes[i], map.marks[i]);
+    img.data[4 * i] = r; img.data[4 * i + 1] = g; img.data[4 * i + 2] = b; img.data[4 * i + 3] = 255;
+  }
+  ctx.putImageData(img, 0, 0);
+  c.title = map.partial ? `${map.rows} lines of 256 bytes sampled across the file` : 'the whole file';
+  return c;
+}
+
+function metric(name, label, value, cls = '') {
+  return el('div', { class: `metric ${cls}`, 'data-metric': name },
+    el('span', { class: 'value', text: value }), el('span', { class: 'label', text: label }));
+}
+
+const CLASS_LABELS = { 'main-db': 'main database', journal: 'rollback journal', temp: 'temp files', free: 'free pool files', other: 'other files' };
+
+function scanLine(title, by, extra) {
+  const parts = [];
+  let tempHits = 0;
+  for (const cls of ['temp', 'free', 'other', 'journal', 'main-db']) {
+    const b = by[cls];
+    if (!b) continue;
+    if (cls !== 'main-db' && cls !== 'journal') tempHits += b.hits;
+    parts.push(`${CLASS_LABELS[cls]}: ${fmt(b.files)} (${bytes(b.bytes)}), secret ×${fmt(b.hits)}`);
+  }
+  return el('div', { class: `scan ${tempHits ? 'bad' : 'good'}` },
+    el('b', { text: title }), ' ', extra || '', el('br'), parts.join(' · '));
+}
+
+function renderSide(side, r) {
+  const body = $(`side-${side}`).querySelector('.body');
+  const w = WORKLOADS.find((x) => x.id === r.workload);
+  const found = r.hits > 0;
+  const ent = r.entropy === null ? '—' : r.entropy.toFixed(2);
+  const metrics = el('div', { class: 'metrics' },
+    metric('hits', 'times your secret reached OPFS', fmt(r.hits), found ? 'bad' : 'good'),
+    metric('entropy', 'entropy, bits per byte', ent, r.entropy !== null && r.entropy > 7.9 ? 'good' : 'bad'),
+    metric('files', 'temp files opened', fmt(r.temp.length)),
+    metric('written', 'written to temp files', bytes(r.written)),
+    metric('read', 'read back', bytes(r.read)),
+    metric('time', 'run time', `${fmt(r.ms)} ms`));
+  let verdict;
+  if (r.temp.length === 0) {
+    verdict = el('p', { class: 'verdict', text: `${w.label} opened no temp file at ${fmt(r.rows)} rows: SQLite kept it in memory. Move the slider up.` });
+  } else if (found) {
+    verdict = el('p', { class: 'verdict bad', text: `Your secret was written to OPFS ${fmt(r.hits)} times, in plaintext, in ${r.temp.filter((f) => f.hits).length} of ${r.temp.length} temp files.` });
+  } else {
+    verdict = el('p', { class: 'verdict good', text: `Your secret was not found in any of the ${bytes(r.written)} written to temp files: ${r.stats.nFileEncrypted} of ${r.temp.length} files encrypted, each under its own key.` });
+  }
+
+  const table = el('table', { class: 'files' },
+    el('thead', {}, el('tr', {}, ...['file', 'written', 'read', 'secret', 'entropy', 'byte map'].map((h) => el('th', { text: h })))));
+  const tbody = el('tbody');
+  for (const f of r.temp) {
+    tbody.append(el('tr', { class: f.hits ? 'bad' : '' },
+      el('td', {}, el('b', { text: KIND_LABELS[f.kind] || f.kind }), el('br'),
+        el('span', { class: 'dim', text: `${f.name}${f.open ? ' (still open)' : ''} · flags 0x${f.flags.toString(16)}` })),
+      el('td', { class: 'num', text: bytes(f.written) }),
+      el('td', { class: 'num', text: bytes(f.read) }),
+      el('td', { class: 'num', text: fmt(f.hits) }),
+      el('td', { class: 'num', text: f.entropy === null ? '—' : f.entropy.toFixed(3) }),
+      el('td', {}, byteMap(f.map))));
+  }
+  table.append(tbody);
+
+  const named = r.named.filter((f) => f.written || f.read)
+    .map((f) => `${KIND_LABELS[f.kind] || f.kind} ${f.name}: ${bytes(f.written)} written, ${bytes(f.read)} read`).join(' · ');
+  const open = scanLine('OPFS right after the run', r.poolOpen, '(connection still open; sorter files are already closed):');
+  const after = scanLine('Everything in OPFS after closing', r.opfsAfter, `(${fmt(r.opfsAfterFiles)} files, ${bytes(r.opfsAfterBytes)}):`);
+  body.replaceChildren(metrics, verdict, r.temp.length ? table : '', open, after,
+    named ? el('p', { class: 'dim small', text: `Named files (stored as they are, not temp files): ${named}.` }) : '',
+    el('p', { class: 'dim small', text: `Setup (${fmt(r.rows)} rows, not watched): ${fmt(r.setupMs)} ms. The spy took ${fmt(r.spyMs)} ms more.` }));
+  $(`side-${side}`).dataset.done = '1';
+}
+
+function renderRunning(side, text) {
+  $(`side-${side}`).querySelector('.body').replaceChildren(el('p', { class: 'empty', text }));
+  delete $(`side-${side}`).dataset.done;
+}
+
+// ---------------------------------------------------------------- controls
+function describeWorkload() {
+  const w = WORKLOADS.find((x) => x.id === $('workload').value);
+  $('workload-what').textContent = w.what;
+  $('workload-sql').textContent = w.sql.map((s) => s + ';').join('\n');
+}
+
+async function runBoth(ev) {
+  ev.preventDefault();
+  const marker = $('secret').value;
+  if (new TextEncoder().encode(marker).length < 6) {
+    showError('the secret must be at least 6 bytes long (a shorter string could turn up in random bytes by chance).');
+    return;
+  }
+  const workload = $('workload').value;
+  const rows = Number($('size').value);
+  $('run').disabled = true;
+  setState('running');
+  const label = WORKLOADS.find((x) => x.id === workload).label;
+  try {
+    const res = {};
+    for (const [side, enabled] of [['plain', false], ['enc', true]]) {
+      renderRunning(side, 'Running…');
+      $('status').textContent = `Running “${label}” on ${fmt(rows)} rows with tempcrypt ${enabled ? 'on' : 'off'}…`;
+      const out = await call({ cmd: 'run', marker, workload, rows, enabled });
+      if (!out.ok) throw new Error(out.error);
+      res[side] = out.result;
+      renderSide(side, out.result);
+    }
+    const { plain, enc } = res;
+    $('status').textContent = plain.temp.length === 0
+      ? `“${label}” did not spill to a temp file at ${fmt(rows)} rows. Try more rows.`
+      : `“${label}”, ${fmt(rows)} rows: secret found ${fmt(plain.hits)}× in plaintext temp files, ${fmt(enc.hits)}× with tempcrypt. ` +
+        `Entropy ${plain.entropy.toFixed(2)} vs ${enc.entropy.toFixed(2)} bits/byte. Time ${fmt(plain.ms)} vs ${fmt(enc.ms)} ms.`;
+    setState('done');
+  } catch (e) {
+    showError(e.message);
+  } finally {
+    $('run').disabled = false;
+  }
+}
+
+async function main() {
+  const sel = $('workload');
+  for (const w of WORKLOADS) sel.append(el('option', { value: w.id, text: w.label }));
+  const params = new URLSearchParams(location.search);
+  if (params.get('workload') && WORKLOADS.some((w) => w.id === params.get('workload'))) sel.value = params.get('workload');
+  const size = $('size');
+  Object.assign(size, { min: SIZE.min, max: SIZE.max, step: SIZE.step, value: Number(params.get('rows')) || SIZE.value });
+  const showSize = () => { $('size-out').textContent = fmt(Number(size.value)); };
+  size.addEventListener('input', showSize);
+  showSize();
+  sel.addEventListener('change', describeWorkload);
+  describeWorkload();
+  $('secret').value = makeSecret();
+  $('controls').addEventListener('submit', runBoth);
+
+  const problem = mainThreadOpfsProblem();
+  if (problem) { noOpfs(problem); return; }
+  startWorker();
+  const probe = await call({ cmd: 'probe' });
+  if (!probe.ok) { showError(probe.error); return; }
+  if (!probe.opfs) { noOpfs('the Worker has no FileSystemSyncAccessHandle.'); return; }
+  $('run').disabled = false;
+  $('status').textContent = 'Ready. Type a secret (or keep the one made up for you), pick a workload and press “Run both”.';
+  setState('ready');
+}
+
+main().catch((e) => showError(e.message));
