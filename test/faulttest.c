@@ -126,6 +126,7 @@ static void runWorkload(const ProofWorkload *w, int stride, Totals *pTot){
         }
       }
       if( sawErr ) tot.nErr++; else tot.nSame++;
+      if( !sawErr && cnt.nFired && getenv("PROOF_VERBOSE") ) printf("\n  unaffected: %s", zWhat);
       h = checkDb(zWhat, &integ);
       CHECK(integ, "%s: integrity_check failed", zWhat);
       CHECK(h==hPre || h==hPost, "%s: database neither in the before nor the after state", zWhat);

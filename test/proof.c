@@ -599,7 +599,13 @@ void proof_run_script(sqlite3 *db, const char *zScript, ProofRun *pRun,
     pRun->nStmt++;
     rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
     if( rc==SQLITE_OK && pStmt ){
-      while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){ h = hashRow(h, pStmt); nRow++; }
+      /* A PRAGMA's answer may name the configuration (journal_mode is
+      ** "memory" for an in-memory temp database): only its rc counts. */
+      int bPragma = sqlite3_strnicmp(zSql + strspn(zSql, " \n\t"), "PRAGMA", 6)==0;
+      while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
+        if( !bPragma ) h = hashRow(h, pStmt);
+        nRow++;
+      }
       if( rc==SQLITE_DONE ) rc = SQLITE_OK;
       sqlite3_finalize(pStmt);
     }
@@ -690,6 +696,9 @@ const ProofWorkload proof_workloads[] = {
   { "temp-table+index", 0,
     "CREATE TEMP TABLE tt AS SELECT * FROM t;"
     "CREATE INDEX temp.tti ON tt(a);"
+    /* mmap asked for while the temp database is open: it must still be
+    ** read through tempcrypt, never mapped as ciphertext. */
+    "PRAGMA mmap_size=67108864;"
     "SELECT count(*), sum(length(a)) FROM tt WHERE a>'Z';"
     "SELECT a, b FROM tt ORDER BY a LIMIT 5", 0 },
   { "order-by", 0, "SELECT a, b, n FROM t ORDER BY b", 0 },
@@ -726,6 +735,12 @@ const ProofWorkload proof_workloads[] = {
     "ATTACH '' AS anon; PRAGMA anon.cache_size=8;"
     "CREATE TABLE anon.x AS SELECT * FROM t;"
     "SELECT count(*), max(a) FROM anon.x; DETACH anon", 0 },
+  { "temp-journal", 0,
+    "PRAGMA temp.journal_mode=TRUNCATE;"
+    "CREATE TEMP TABLE tj AS SELECT * FROM t;"
+    "BEGIN; UPDATE tj SET a = a || 'j'; DELETE FROM tj WHERE g<3; COMMIT;"
+    "BEGIN; UPDATE tj SET b = mk() || b WHERE g%2=0; ROLLBACK;"
+    "SELECT count(*), max(a), max(b) FROM tj", 0 },
   { "overflow", 0,
     "CREATE TEMP TABLE big(id INTEGER PRIMARY KEY, v TEXT);"
     "INSERT INTO big SELECT id, mkrep(200+id%50) FROM t WHERE id<=40;"
