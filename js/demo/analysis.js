@@ -49,7 +49,7 @@ export function entropy(hist) {
 // bytes each, from evenly spaced places in the file (the whole file when it
 // fits).  Returns the bytes, a mask (1: part of the marker, 2: past the
 // end of the file) and the offsets.
-export function sampleRows(image, mask, size, width = 256, maxRows = 64) {
+export function sampleRows(image, mask, size, width = 256, maxRows = 40) {
   const total = Math.ceil(size / width);
   const rows = Math.max(1, Math.min(maxRows, total));
   const bytes = new Uint8Array(rows * width);

@@ -68,12 +68,12 @@ function makeSpy(needle) {
   return { observer, all, get spyMs() { return spyMs; } };
 }
 
-function classOf(path) {
+// What a pool file holds, from the open flags it was opened with.
+function classOf({ path, flags }) {
   if (path === null) return 'free';
-  if (path === DB_NAME) return 'main-db';
-  if (path.startsWith(DB_NAME + '-')) return 'journal';
-  if (path.startsWith('/tmp/')) return 'temp';
-  return 'other';
+  if (flags & 0x100) return 'main-db';
+  if (flags & (0x800 | 0x4000 | 0x80000)) return 'journal';
+  return 'temp';
 }
 
 function tally(list) {
@@ -87,7 +87,7 @@ function tally(list) {
 
 // Everything in OPFS, read back through the File API after the database
 // is closed (no access handle holds a lock then).
-async function scanAllOpfs(needle, poolClass) {
+async function scanAllOpfs(needle, poolClass, poolDir) {
   const root = await navigator.storage.getDirectory();
   const out = [];
   async function walk(dir, prefix) {
@@ -96,7 +96,8 @@ async function scanAllOpfs(needle, poolClass) {
       if (h.kind === 'directory') { await walk(h, path); continue; }
       let bytes;
       try { bytes = new Uint8Array(await (await h.getFile()).arrayBuffer()); } catch { bytes = null; }
-      const cls = poolClass.get(path) ?? 'other';
+      // A pool file made after the list was taken holds nothing yet.
+      const cls = poolClass.get(path) ?? (path.startsWith(poolDir) ? 'free' : 'other');
       out.push({ path, cls, size: bytes ? bytes.length : null, hits: bytes ? countIn(bytes, needle) : 0, locked: !bytes });
     }
   }
@@ -173,14 +174,14 @@ async function run({ marker, workload, rows, enabled }) {
     const headerSize = db.files.headerSize;
     const pool = db.files.scan().map((p) => {
       const data = p.bytes.subarray(headerSize);
-      return { file: p.file, cls: classOf(p.path), size: data.length, hits: countIn(p.bytes, needle) };
+      return { file: p.file, cls: classOf(p), size: data.length, hits: countIn(p.bytes, needle) };
     });
     result.poolOpen = tally(pool);
-    const poolClass = new Map(db.files.list().map((p) => [`/${POOL_ROOT}/${POOL}/${p.file}`, classOf(p.path)]));
+    const poolClass = new Map(db.files.list().map((p) => [`/${POOL_ROOT}/${POOL}/${p.file}`, classOf(p)]));
     db.close();
 
     // Everything left in OPFS once the connection is closed.
-    const after = await scanAllOpfs(needle, poolClass);
+    const after = await scanAllOpfs(needle, poolClass, `/${POOL_ROOT}/${POOL}/`);
     result.opfsAfter = tally(after.map((x) => (x.cls === 'temp' ? { ...x, cls: 'free' } : x)));
     result.opfsAfterFiles = after.length;
     result.opfsAfterBytes = after.reduce((a, x) => a + (x.size || 0), 0);
@@ -190,10 +191,31 @@ async function run({ marker, workload, rows, enabled }) {
   }
 }
 
+// Run every workload once in memory (small), so that the browser has
+// compiled SQLite's hot code before the first measured run: otherwise the
+// first run (plaintext) would look slower than it is.
+async function warmUp() {
+  const t0 = performance.now();
+  const db = await open('warmup.db', { storage: 'memory' });
+  try {
+    db.exec(PRAGMAS);
+    for (const sql of SETUP_SQL) {
+      if (sql.includes(':secret')) db.run(sql, { secret: 'warm-up only', filler: FILLER, rows: 4000 });
+      else db.exec(sql);
+    }
+    for (const w of WORKLOADS) for (const sql of w.sql) db.exec(sql);
+  } finally {
+    db.close();
+  }
+  return performance.now() - t0;
+}
+
 self.onmessage = async ({ data }) => {
   try {
     if (data.cmd === 'probe') {
       self.postMessage({ ok: true, opfs: opfsAvailable() });
+    } else if (data.cmd === 'warmup') {
+      self.postMessage({ ok: true, ms: await warmUp() });
     } else if (data.cmd === 'run') {
       const r = await run(data);
       const transfer = r.temp.flatMap((f) => [f.map.bytes.buffer, f.map.marks.buffer]);

@@ -107,7 +107,7 @@ function metric(name, label, value, cls = '') {
     el('span', { class: 'value', text: value }), el('span', { class: 'label', text: label }));
 }
 
-const CLASS_LABELS = { 'main-db': 'main database', journal: 'rollback journal', temp: 'temp files', free: 'free pool files', other: 'other files' };
+const CLASS_LABELS = { 'main-db': 'main database (your table, by design)', journal: 'rollback journal', temp: 'temp files', free: 'empty pool files', other: 'other files' };
 
 function scanLine(title, by, extra) {
   const parts = [];
@@ -116,7 +116,7 @@ function scanLine(title, by, extra) {
     const b = by[cls];
     if (!b) continue;
     if (cls !== 'main-db' && cls !== 'journal') tempHits += b.hits;
-    parts.push(`${CLASS_LABELS[cls]}: ${fmt(b.files)} (${bytes(b.bytes)}), secret ×${fmt(b.hits)}`);
+    parts.push(`${CLASS_LABELS[cls]}: ${fmt(b.files)} file${b.files === 1 ? '' : 's'}, ${bytes(b.bytes)}, secret found ${fmt(b.hits)}×`);
   }
   return el('div', { class: `scan ${tempHits ? 'bad' : 'good'}` },
     el('b', { text: title }), ' ', extra || '', el('br'), parts.join(' · '));
@@ -144,17 +144,17 @@ function renderSide(side, r) {
   }
 
   const table = el('table', { class: 'files' },
-    el('thead', {}, el('tr', {}, ...['file', 'written', 'read', 'secret', 'entropy', 'byte map'].map((h) => el('th', { text: h })))));
+    el('thead', {}, el('tr', {}, ...['temp file', 'written', 'read', 'secret found', 'entropy'].map((h) => el('th', { text: h })))));
   const tbody = el('tbody');
   for (const f of r.temp) {
-    tbody.append(el('tr', { class: f.hits ? 'bad' : '' },
-      el('td', {}, el('b', { text: KIND_LABELS[f.kind] || f.kind }), el('br'),
-        el('span', { class: 'dim', text: `${f.name}${f.open ? ' (still open)' : ''} · flags 0x${f.flags.toString(16)}` })),
+    tbody.append(el('tr', { class: `file ${f.hits ? 'bad' : ''}`, title: `open flags 0x${f.flags.toString(16)}` },
+      el('td', {}, el('b', { text: KIND_LABELS[f.kind] || f.kind }), ' ',
+        el('span', { class: 'dim', text: `${f.name}${f.open ? ' (still open)' : ''}` })),
       el('td', { class: 'num', text: bytes(f.written) }),
       el('td', { class: 'num', text: bytes(f.read) }),
       el('td', { class: 'num', text: fmt(f.hits) }),
-      el('td', { class: 'num', text: f.entropy === null ? '—' : f.entropy.toFixed(3) }),
-      el('td', {}, byteMap(f.map))));
+      el('td', { class: 'num', text: f.entropy === null ? '—' : f.entropy.toFixed(3) })));
+    tbody.append(el('tr', { class: 'map' }, el('td', { colSpan: 5 }, byteMap(f.map))));
   }
   table.append(tbody);
 
@@ -236,6 +236,9 @@ async function main() {
   const probe = await call({ cmd: 'probe' });
   if (!probe.ok) { showError(probe.error); return; }
   if (!probe.opfs) { noOpfs('the Worker has no FileSystemSyncAccessHandle.'); return; }
+  $('status').textContent = 'Warming up SQLite…';
+  const warm = await call({ cmd: 'warmup' });
+  if (!warm.ok) { showError(warm.error); return; }
   $('run').disabled = false;
   $('status').textContent = 'Ready. Type a secret (or keep the one made up for you), pick a workload and press “Run both”.';
   setState('ready');

@@ -1,0 +1,58 @@
+// Static server of the demo page (make demo): serves js/demo/ and dist/
+// from the repository on 127.0.0.1, no COOP/COEP headers (the page must
+// not need them), no caching.  `/` redirects to the page.
+//   node test/demo/serve.mjs [--port=8321]      serve until Ctrl-C
+//   import { serveDemo } from './serve.mjs'      port 0: a free port
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const PAGE = '/js/demo/';
+const SERVED = ['/js/demo/', '/dist/'];
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png',
+};
+
+export function serveDemo({ port = 0, host = '127.0.0.1' } = {}) {
+  const server = http.createServer((req, res) => {
+    let pathname;
+    try { pathname = path.posix.normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)); } catch { res.writeHead(400).end(); return; }
+    if (pathname === '/' || pathname === '/js/demo') { res.writeHead(302, { location: PAGE }).end(); return; }
+    if (!SERVED.some((p) => pathname.startsWith(p))) { res.writeHead(404).end('not found'); return; }
+    if (pathname.endsWith('/')) pathname += 'index.html';
+    const file = path.join(ROOT, pathname);
+    fs.readFile(file, (err, data) => {
+      if (err) { res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${pathname}`); return; }
+      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream', 'cache-control': 'no-store' });
+      res.end(data);
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const base = `http://${host}:${server.address().port}`;
+      resolve({ base, url: base + PAGE, server, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); }) });
+    });
+  });
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const port = Number((process.argv.find((a) => a.startsWith('--port=')) || '--port=8321').slice(7));
+  for (const f of ['dist/worker.js', 'dist/sqlite3.wasm']) {
+    if (!fs.existsSync(path.join(ROOT, f))) { console.error(`demo: ${f} is missing; run \`make browser\` first`); process.exit(1); }
+  }
+  try {
+    const s = await serveDemo({ port });
+    console.log(`\n  sqlite-tempcrypt demo: ${s.url}\n\n  Open it in Chrome, Edge, Firefox or Safari. Ctrl-C stops the server.\n`);
+    const stop = () => { console.log('\ndemo: stopped'); s.close().then(() => process.exit(0)); };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  } catch (e) {
+    if (e.code === 'EADDRINUSE') console.error(`demo: port ${port} is in use; try \`make demo PORT=${port + 1}\``);
+    else console.error(`demo: ${e.message}`);
+    process.exit(1);
+  }
+}
