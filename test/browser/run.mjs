@@ -209,6 +209,7 @@ async function testApi(base) {
     check(full.n === full.committed && full.ic === 'ok', 'quota: database intact after SQLITE_FULL', `${full.n} rows, integrity ${full.ic}`);
   } finally {
     await ctx.close();
+    fs.rmSync(profile, { recursive: true, force: true });
   }
 }
 
