@@ -35,8 +35,8 @@ export const WORKLOADS = [
   },
   {
     id: 'distinct', label: 'DISTINCT',
-    sql: ["SELECT DISTINCT note || '' FROM t"],
-    what: 'DISTINCT keeps every value seen so far in a transient b-tree, which spills to a temp file.',
+    sql: ["SELECT DISTINCT name || ': ' || note || ' / ' || note FROM t"],
+    what: 'DISTINCT keeps every value seen so far in a transient b-tree; once it outgrows its 2 MB cache it spills to a temp file.',
   },
   {
     id: 'group-by', label: 'GROUP BY',

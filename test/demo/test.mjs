@@ -1,0 +1,108 @@
+// The browser test of the demo page (make test-demo): drives the page in
+// headless Chromium like a user, and checks what it displays.
+//   node test/demo/test.mjs [--workloads=temp-table,order-by] [--rows=5000]
+// Every check asserts; any failure makes the run exit 1.
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { serveDemo } from './serve.mjs';
+import { launchChromium, runWorkload, formatTable, OUT, ROOT } from './drive.mjs';
+import { decodePng, colourStats } from './png.mjs';
+import { WORKLOADS } from '../../js/demo/workloads.js';
+
+const arg = (k, d) => (process.argv.find((a) => a.startsWith(`--${k}=`)) || `--${k}=${d}`).slice(k.length + 3);
+const ROWS = Number(arg('rows', '5000'));
+// The first workload gets the full check and the screenshot; the others
+// the leak assertions.
+const LIST = arg('workloads', WORKLOADS.map((w) => w.id).join(',')).split(',').filter(Boolean);
+
+const results = [];
+function check(cond, name, detail = '') {
+  results.push({ ok: !!cond, name });
+  console.log(`${cond ? 'ok  ' : 'FAIL'} ${name}${detail ? ' — ' + detail : ''}`);
+  return !!cond;
+}
+
+const t0 = Date.now();
+const server = await serveDemo();
+let browser;
+try {
+  browser = await launchChromium('test');
+  const page = await browser.newPage();
+
+  // The page loads, finds OPFS, and makes up a secret at load time.
+  await page.goto(server.url);
+  await page.waitForSelector('body:not([data-state="loading"])', { timeout: 60000 });
+  const state = await page.getAttribute('body', 'data-state');
+  check(state === 'ready', 'page: loads and is ready to run', `state ${state}: ${await page.textContent('#status')}`);
+  check(await page.isHidden('#no-opfs'), 'page: no "OPFS missing" banner in Chromium');
+  const s1 = await page.inputValue('#secret');
+  await page.reload();
+  await page.waitForSelector('body[data-state="ready"]', { timeout: 60000 });
+  const s2 = await page.inputValue('#secret');
+  check(Buffer.byteLength(s1) >= 6 && s1 !== s2, 'page: a fresh default secret at every load', `${JSON.stringify(s1)} then ${JSON.stringify(s2)}`);
+  const served = ['index.html', 'demo.js', 'demo-worker.js', 'workloads.js', 'analysis.js'].map((f) => fs.readFileSync(path.join(ROOT, 'js/demo', f), 'utf8')).join('\n');
+  check(!served.includes(s1) && !served.includes(s2), 'page: the default secret is in no served file');
+
+  for (const [i, workload] of LIST.entries()) {
+    const secret = `demo-test ${crypto.randomBytes(6).toString('hex')}`;
+    const r = await runWorkload(page, server.url, { workload, rows: ROWS, secret });
+    if (!check(r.state === 'done', `${workload}: runs both ways`, r.state !== 'done' ? `state ${r.state}: ${r.status}` : '')) continue;
+    if (i === 0) console.log(`\n${formatTable(r)}\n`);
+    const { plain, enc } = r;
+    const spilled = plain.nFiles > 0;
+    check(spilled, `${workload}: spilled to temp files at ${ROWS} rows`, `${plain.filesText} plaintext, ${enc.filesText} encrypted`);
+    check(enc.nFiles === plain.nFiles, `${workload}: same temp files both ways`, `${plain.nFiles} vs ${enc.nFiles}`);
+    check(plain.hits > 0, `${workload}: plaintext side shows the secret found (> 0)`, plain.hitsText);
+    check(enc.hits === 0 && enc.hitsText.trim() === '0', `${workload}: encrypted side shows the secret found 0 times`, enc.hitsText);
+    check(enc.entropy > 7.9, `${workload}: encrypted side shows entropy > 7.9 bits/byte`, enc.entropyText);
+    check(plain.entropy < 7, `${workload}: plaintext side shows the lower entropy of text`, plain.entropyText);
+    check(enc.files.every((f) => f[3] === '0'), `${workload}: every encrypted temp file shows 0 hits`, enc.files.map((f) => f[3]).join(' '));
+    const scanBad = await page.$$eval('#side-enc .scan.bad', (x) => x.length);
+    check(scanBad === 0 && enc.scans.length === 2, `${workload}: encrypted side's OPFS scans find no secret outside the main database`, enc.scans.join(' / '));
+    check(enc.scans.every((x) => /main database[^·]*secret found [1-9]/.test(x)), `${workload}: OPFS scans do find the secret in the main database (the scan works)`);
+
+    if (i === 0) {
+      // The screenshot is a picture of the page, not a blank.
+      fs.mkdirSync(OUT, { recursive: true });
+      const shot = path.join(OUT, 'test-demo.png');
+      await page.screenshot({ path: shot, fullPage: true });
+      const png = decodePng(fs.readFileSync(shot));
+      const c = colourStats(png);
+      check(png.width >= 1000 && png.height >= 800, 'screenshot: full page size', `${png.width}x${png.height}`);
+      check(c.distinct > 1000 && c.topShare < 0.9, 'screenshot: not blank (many distinct colours, no single colour dominating)',
+        `${c.distinct} colours, most common ${(100 * c.topShare).toFixed(1)}% of pixels; ${path.relative(process.cwd(), shot)}`);
+      const maps = await page.$$eval('canvas.bytemap', (cs) => cs.map((cv) => {
+        const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+        let yellow = 0;
+        for (let k = 0; k < d.length; k += 4) if (d[k] === 255 && d[k + 1] === 212 && d[k + 2] === 0) yellow++;
+        return { side: cv.closest('.side').dataset.side, yellow, px: d.length / 4 };
+      }));
+      check(maps.some((m) => m.side === 'plain' && m.yellow > 0) && maps.filter((m) => m.side === 'enc').every((m) => m.yellow === 0),
+        'byte maps: the secret is painted on the plaintext side only', JSON.stringify(maps));
+    }
+  }
+
+  // Where OPFS is missing the page says so instead of failing.
+  const bare = await browser.newPage();
+  await bare.addInitScript(() => { delete StorageManager.prototype.getDirectory; });
+  await bare.goto(server.url);
+  await bare.waitForSelector('body:not([data-state="loading"])', { timeout: 30000 });
+  const bareState = await bare.getAttribute('body', 'data-state');
+  const banner = (await bare.textContent('#no-opfs')).trim();
+  check(bareState === 'no-opfs' && await bare.isVisible('#no-opfs') && /Origin Private File System/.test(banner) && await bare.isDisabled('#run'),
+    'no OPFS: a clear message, and the Run button stays off', `${bareState}: ${banner.slice(0, 90)}…`);
+  await bare.close();
+
+  check(browser.problems.length === 0, 'no page errors or console errors', browser.problems.join(' | '));
+} catch (e) {
+  check(false, 'test run', e.stack);
+} finally {
+  const profile = browser?.profile;
+  if (browser) await browser.close();
+  await server.close();
+  if (profile) check(!fs.existsSync(profile), 'cleanup: browser closed and its profile removed');
+}
+const failed = results.filter((r) => !r.ok);
+console.log(`\ndemo tests: ${results.length - failed.length} passed, ${failed.length} failed, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+process.exit(failed.length ? 1 : 0);
