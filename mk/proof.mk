@@ -90,7 +90,7 @@ test-valgrind: $(addprefix $(PROOF)/plain/,$(PROOF_TESTS))
 # Constant time: key and plaintext are marked undefined; memcheck then
 # reports any branch or address that depends on them.  The self-test must
 # make valgrind complain, or the method proves nothing.
-PROOF_CT = $(VALGRIND) -q --error-exitcode=99 --track-origins=yes
+PROOF_CT = $(VALGRIND) -q --error-exitcode=99 --exit-on-first-error=yes --track-origins=yes
 ctgrind: $(PROOF)/plain/ctgrind
 	@echo "ctgrind: self-test (a deliberate secret-dependent branch must be reported)"
 	@$(PROOF_RUN) $(PROOF_CT) $(PROOF)/plain/ctgrind --leaky >$(PROOF)/ctgrind-selftest.log 2>&1; \

@@ -88,6 +88,12 @@ int main(int argc, char **argv){
     }
   }
   printf("difftest: %d statement results compared against temp_store=MEMORY\n", nCompared);
+  {
+    int64_t nBad = 0, nChk = proof_counter_checks(&nBad);
+    printf("difftest: %lld block counters checked below tempcrypt, %lld stale\n", (long long)nChk, (long long)nBad);
+    CHECK(nChk>0 && nBad==0, "block counters: %lld of %lld stale (reused or going backwards)",
+          (long long)nBad, (long long)nChk);
+  }
   free(aTpl); free(aRun);
   proof_remove_db(zBase);
   proof_remove_db(zDb);

@@ -124,7 +124,8 @@ int main(int argc, char **argv){
 
   if( !quiet ){
     printf("Plaintext leak check: %d rows, PRAGMA temp_store=FILE, cache_size=8, marker built at run time\n", NROW);
-    printf("kinds: M main_db (ATTACH ''), D temp_db, T transient_db, S subjournal, J temp_journal\n\n");
+    printf("kinds of temp files with hits: D temp_db (TEMP, VACUUM, ATTACH ''), T transient_db,\n"
+           "  S subjournal/statement journal, J temp_journal (sorter, temp db journal), M main_db\n\n");
     printf("%-18s | %-28s | %-36s\n", "", "tempcrypt disabled", "tempcrypt enabled");
     printf("%-18s | %5s %9s %5s %-5s | %5s %9s %5s %4s %-7s\n",
       "workload", "files", "bytes", "hits", "kinds", "files", "bytes", "hits", "enc", "entropy");
@@ -173,6 +174,12 @@ int main(int argc, char **argv){
     CHECK(n>=ENTROPY_MIN_BYTES && ent>MIN_ENTROPY, "overall entropy %.4f over %llu bytes",
           ent, (unsigned long long)n);
 #endif
+  }
+  {
+    int64_t nBad = 0, nChk = proof_counter_checks(&nBad);
+    printf("leakcheck: %lld block counters checked below tempcrypt, %lld stale\n", (long long)nChk, (long long)nBad);
+    CHECK(nChk>0 && nBad==0, "block counters: %lld of %lld stale (reused or going backwards)",
+          (long long)nBad, (long long)nChk);
   }
   free(aTpl);
   proof_remove_db(zBase);

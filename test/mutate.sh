@@ -55,7 +55,7 @@ SUITE=(
 "difftest|../bin/difftest 600"
 "keyhygiene|../bin/keyhygiene"
 "faulttest|../bin/faulttest"
-"ctgrind|valgrind -q --error-exitcode=99 ../bin/ctgrind"
+"ctgrind|valgrind -q --error-exitcode=99 --exit-on-first-error=yes ../bin/ctgrind"
 )
 TESTS="chacha20_test stress leakcheck difftest faulttest keyhygiene ctgrind"
 

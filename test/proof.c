@@ -30,6 +30,7 @@ static struct {
   char zProg[32]; char zTag[4][256];
   unsigned int uRand;
   int gen;                 /* bumped by proof_files_reset() */
+  int64_t nCtrWrite, nCtrBad;  /* block-start writes checked / stale */
 } g;
 
 static void lock(void){ if( g.mx ) sqlite3_mutex_enter(g.mx); }
@@ -159,6 +160,8 @@ typedef struct SpyFile {
   int role;
   int isTemp;
   unsigned char *aBuf; int nBuf; /* CT role: copy of the write buffer */
+  sqlite3_file *pTc;     /* the tempcrypt file above (encrypted files) */
+  uint64_t mxCtr;        /* largest block counter written so far */
 } SpyFile;
 void (*proof_ct_secret)(const void *, size_t) = 0;
 void (*proof_ct_public)(const void *, size_t) = 0;
@@ -306,6 +309,30 @@ static int spyWrite(sqlite3_file *pFile, const void *pBuf, int n, sqlite3_int64 
     }
     unlock();
   }
+#ifdef SQLITE_TEMPCRYPT_TESTING
+  /* The documented layout: block k at k*(B+8) starts with the 8-byte
+  ** little-endian counter, fresh for every block write.  So every write
+  ** that starts a block must carry a counter larger than any this file
+  ** has seen (never 0, never reused, not even after a truncate). */
+  if( p->pTc ){
+    int B = sqlite3_tempcrypt_test_block_size(p->pTc);
+    if( B>0 && n>=8 && off%(B+8)==0 ){
+      const unsigned char *a = (const unsigned char*)pBuf;
+      uint64_t c = 0; int i;
+      for(i=7; i>=0; i--) c = (c<<8) | a[i];
+      lock();
+      g.nCtrWrite++;
+      if( c==0 || c<=p->mxCtr ){
+        if( g.nCtrBad++ < 5 ){
+          fprintf(stderr, "proof: stale block counter %llu (largest so far %llu) at offset %lld\n",
+                  (unsigned long long)c, (unsigned long long)p->mxCtr, (long long)off);
+        }
+      }
+      unlock();
+      if( c>p->mxCtr ) p->mxCtr = c;
+    }
+  }
+#endif
   f = faultHere(p, 0);
   if( f==1 ) return SQLITE_IOERR_WRITE;
   if( f==2 ){
@@ -415,6 +442,7 @@ static void keyHook(void *pArg, struct sqlite3_file *pFile,
   (void)pArg; (void)pFile;
   if( proof_key_observer ) proof_key_observer(aKey, openFlags);
   if( p && p->base.pMethods==&spyMethods ){
+    p->pTc = pFile;
     lock(); { ProofFile *r = rec(p); if( r ) r->encrypted = 1; } unlock();
   }
 }
@@ -429,6 +457,11 @@ void proof_fault_arm(int mode, int64_t n){
 }
 void proof_fault_disarm(void){ lock(); g.armed = 0; g.mode = PF_NONE; unlock(); }
 void proof_fault_counts(ProofCounts *p){ lock(); *p = g.c; unlock(); }
+int64_t proof_counter_checks(int64_t *pnBad){
+  int64_t n;
+  lock(); n = g.nCtrWrite; if( pnBad ) *pnBad = g.nCtrBad; unlock();
+  return n;
+}
 
 double proof_entropy(const uint64_t *a, uint64_t *pnTotal){
   uint64_t n = 0; int i; double h = 0;

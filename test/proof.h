@@ -67,6 +67,11 @@ void proof_fault_disarm(void);
 typedef struct ProofCounts { int64_t nWrite, nRead, nTrunc, nMalloc, nFired; } ProofCounts;
 void proof_fault_counts(ProofCounts *p);
 
+/* Block-start writes below tempcrypt whose counter was checked for
+** freshness (larger than every counter the file had before), and how many
+** were stale (*pnBad).  Needs the test build. */
+int64_t proof_counter_checks(int64_t *pnBad);
+
 /* ------------------------------------------------------------ allocator */
 /* Quarantine: freed blocks are kept (contents intact) so that a scan can
 ** look for secrets left behind in freed memory. */
