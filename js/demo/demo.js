@@ -77,16 +77,22 @@ function showError(msg) {
 }
 
 // ---------------------------------------------------------------- rendering
-// Colour of one byte in the byte map (marker: 1 = part of the secret,
-// 2 = past the end of the file).
+// Colour of one byte in the byte map (mark: 1 = part of the secret,
+// 2 = past the end of the file).  Four shades per class are enough to
+// see structure, and keep screenshots small.
+const SHADES = {
+  text: [[62, 120, 205], [79, 143, 232], [104, 163, 240], [132, 182, 245]],
+  low: [[46, 140, 72], [63, 174, 90], [90, 190, 112], [120, 205, 140]],
+  high: [[165, 52, 48], [200, 70, 64], [217, 83, 79], [235, 120, 110]],
+};
 function colour(b, mark) {
   if (mark === 2) return [238, 238, 238];
   if (mark === 1) return [255, 212, 0];
   if (b === 0) return [0, 0, 0];
   if (b === 255) return [255, 255, 255];
-  if (b >= 0x20 && b < 0x7f) { const t = (b - 0x20) / 95; return [40 + 60 * t, 110 + 60 * t, 200 + 55 * t]; }
-  if (b < 0x20 || b === 0x7f) { const t = b / 32; return [40 + 40 * t, 140 + 60 * t, 70 + 40 * t]; }
-  const t = (b - 0x80) / 127; return [170 + 85 * t, 60 + 60 * t, 60 + 50 * t];
+  if (b >= 0x20 && b < 0x7f) return SHADES.text[Math.min(3, (b - 0x20) >> 5)];
+  if (b < 0x20 || b === 0x7f) return SHADES.low[(b >> 3) & 3];
+  return SHADES.high[(b - 0x80) >> 5];
 }
 
 function byteMap(map) {

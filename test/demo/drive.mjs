@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveDemo, ROOT } from './serve.mjs';
+import { decodePng, toPalettePng } from './png.mjs';
 
 export { ROOT };
 export const OUT = path.join(ROOT, 'build', 'demo');
@@ -118,13 +119,23 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const server = await serveDemo();
   let browser, code = 1;
   try {
-    browser = await launchChromium('check');
+    const width = Number(arg('width', '1360'));
+    browser = await launchChromium('check', { viewport: { width, height: 900 } });
     const page = await browser.newPage();
     console.log(`demo-check: ${server.url}  workload ${workload}, ${rows} rows`);
     const r = await runWorkload(page, server.url, { workload, rows });
     fs.mkdirSync(out, { recursive: true });
     const shot = path.join(out, 'demo-check.png');
     await page.screenshot({ path: shot, fullPage: true });
+    // --docs=FILE: a smaller picture for the README (the page down to the
+    // byte-map legend).
+    const docs = arg('docs', '');
+    if (docs && r.state === 'done') {
+      const box = await page.$eval('.legend', (e) => { const b = e.getBoundingClientRect(); return b.bottom + window.scrollY + 8; });
+      const shotDocs = await page.screenshot({ fullPage: true, clip: { x: 0, y: 0, width: page.viewportSize().width, height: Math.ceil(box) } });
+      fs.writeFileSync(path.resolve(docs), toPalettePng(decodePng(shotDocs)));
+      console.log(`docs screenshot: ${docs} (${fs.statSync(path.resolve(docs)).size} bytes)`);
+    }
     if (r.state !== 'done') {
       console.log(`demo-check: the page ended in state "${r.state}": ${r.status} ${r.banner || ''}`);
     } else {

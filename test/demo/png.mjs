@@ -52,3 +52,59 @@ export function colourStats({ pixels, bpp }) {
   for (const n of counts.values()) top = Math.max(top, n);
   return { distinct: counts.size, topShare: top / (pixels.length / bpp) };
 }
+
+// Re-encode as an 8-bit palette PNG (for the README's screenshot): the 256
+// most common colours, every other colour mapped to its nearest one.  UI
+// screenshots lose nothing visible (only anti-aliasing shades move).
+export function toPalettePng({ width, height, bpp, pixels }) {
+  const counts = new Map();
+  for (let i = 0; i < pixels.length; i += bpp) {
+    const k = (pixels[i] << 16) | (pixels[i + 1] << 8) | pixels[i + 2];
+    counts.set(k, (counts.get(k) || 0) + 1);
+  }
+  const palette = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 256).map((e) => e[0]);
+  const index = new Map(palette.map((k, i) => [k, i]));
+  const nearest = (k) => {
+    let best = 0, bestD = Infinity;
+    const r = k >> 16, g = (k >> 8) & 255, b = k & 255;
+    for (let i = 0; i < palette.length; i++) {
+      const p = palette[i], dr = r - (p >> 16), dg = g - ((p >> 8) & 255), db = b - (p & 255);
+      const d = 2 * dr * dr + 4 * dg * dg + 3 * db * db;
+      if (d < bestD) { bestD = d; best = i; }
+    }
+    index.set(k, best);
+    return best;
+  };
+  const raw = Buffer.alloc(height * (width + 1));
+  for (let y = 0; y < height; y++) {
+    raw[y * (width + 1)] = 0;
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * bpp;
+      const k = (pixels[i] << 16) | (pixels[i + 1] << 8) | pixels[i + 2];
+      raw[y * (width + 1) + 1 + x] = index.get(k) ?? nearest(k);
+    }
+  }
+  const chunk = (type, data) => {
+    const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(td));
+    return Buffer.concat([len, td, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0); ihdr.writeUInt32BE(height, 4); ihdr[8] = 8; ihdr[9] = 3;
+  const plte = Buffer.alloc(palette.length * 3);
+  palette.forEach((k, i) => { plte[3 * i] = k >> 16; plte[3 * i + 1] = (k >> 8) & 255; plte[3 * i + 2] = k & 255; });
+  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('PLTE', plte),
+    chunk('IDAT', zlib.deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(buf) {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC_TABLE[(c ^ b) & 255] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
