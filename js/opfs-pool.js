@@ -123,6 +123,13 @@ export class OpfsPool {
     }
     if (hdr || size > HEADER_SIZE) {
       this.wipedAtOpen.push({ file: fname, path: hdr ? hdr.path : null, flags: hdr ? hdr.flags : 0, size: Math.max(0, size - HEADER_SIZE) });
+      // Overwrite the leftover before dropping it, so its bytes do not
+      // linger in blocks the file system frees but does not clear.
+      const zeros = new Uint8Array(Math.min(1 << 20, Math.max(0, size - HEADER_SIZE)));
+      for (let at = HEADER_SIZE; at < size; at += zeros.length) {
+        slot.ah.write(zeros.subarray(0, Math.min(zeros.length, size - at)), { at });
+      }
+      slot.ah.flush();
     }
     this.release(slot);
   }

@@ -6,67 +6,12 @@
 //               { cmd: 'run', marker, workload, rows, enabled }
 // Messages out: { ok: true, ... } or { ok: false, error, code }
 import { open, opfsAvailable, deletePool, POOL_ROOT } from '../../dist/worker.js';
-import { countIn, markAll, addToHistogram, entropy, sampleRows } from './analysis.js';
+import { countIn, markAll, entropy, sampleRows, makeSpy } from './analysis.js';
 import { PRAGMAS, SETUP_SQL, FILLER, WORKLOADS } from './workloads.js';
 
 const DB_NAME = 'demo.db';
 const POOL = 'tempcrypt-demo';
 const enc = new TextEncoder();
-
-// The spy: one record per file SQLite opened.  For temp files it keeps a
-// shadow image of the file (every write applied at its offset), so a
-// marker split across two writes is still found: each write is searched
-// together with the bytes around it in the image.
-function makeSpy(needle) {
-  const open = new Map();      // fileId -> record (while open)
-  const all = [];              // every record, in open order
-  let spyMs = 0;
-  const grow = (f, end) => {
-    if (end <= f.image.length) return;
-    const g = new Uint8Array(Math.max(end, f.image.length * 2, 65536));
-    g.set(f.image.subarray(0, f.size));
-    f.image = g;
-  };
-  const observer = (ev) => {
-    const t0 = performance.now();
-    if (ev.op === 'open') {
-      const f = { name: ev.name, kind: ev.kind, flags: ev.flags, temp: !!ev.temp, open: true,
-        written: 0, read: 0, writes: 0, reads: 0, hits: 0, size: 0,
-        image: new Uint8Array(0), hist: new Float64Array(256) };
-      open.set(ev.fileId, f);
-      all.push(f);
-    } else if (ev.op === 'close') {
-      const f = open.get(ev.fileId);
-      if (f) f.open = false;
-      open.delete(ev.fileId);
-    } else if (ev.op === 'read') {
-      const f = open.get(ev.fileId);
-      if (f) { f.reads++; f.read += ev.got ?? ev.length; }
-    } else if (ev.op === 'truncate') {
-      const f = open.get(ev.fileId);
-      if (f && f.temp && ev.size < f.size) { f.image.fill(0, ev.size, f.size); f.size = ev.size; }
-    } else if (ev.op === 'write') {
-      const f = open.get(ev.fileId);
-      if (f) {
-        f.writes++;
-        f.written += ev.length;
-        if (f.temp) {
-          // ev.data is a view into wasm memory, valid only now: copy it.
-          const end = ev.offset + ev.length;
-          grow(f, end);
-          if (ev.offset > f.size) f.image.fill(0, f.size, ev.offset);
-          f.image.set(ev.data, ev.offset);
-          f.size = Math.max(f.size, end);
-          addToHistogram(f.hist, ev.data);
-          const m = needle.length;
-          f.hits += countIn(f.image, needle, ev.offset - m + 1, Math.min(f.size, end + m - 1) - m + 1);
-        }
-      }
-    }
-    spyMs += performance.now() - t0;
-  };
-  return { observer, all, get spyMs() { return spyMs; } };
-}
 
 // What a pool file holds, from the open flags it was opened with.
 function classOf({ path, flags }) {

@@ -106,6 +106,17 @@ async function testNode() {
   try { await db.run('INSERT INTO nope VALUES (1)'); } catch (e) { err = e; }
   check(err && err.code === 1 && /no such table/.test(err.message), 'node: error carries code and message');
   await db.close();
+  // The JS table of result codes must match the C enum, or start-up fails.
+  const { createEngine } = await import(path.join(ROOT, 'dist/engine.js'));
+  const { MemoryBackend } = await import(path.join(ROOT, 'dist/memory-backend.js'));
+  const eng = await createEngine(new MemoryBackend());
+  const table = eng.bridge.RESULT_CODES;
+  let lockErr = null;
+  try { eng.bridge.checkCodes(eng.M._tc_code_count(), (i) => eng.M._tc_codes(i)); } catch (e) { lockErr = e; }
+  check(lockErr === null && table.length === eng.M._tc_code_count(), 'node: C enum and JS result-code table agree', `${table.length} codes`);
+  table[3] = ['SQLITE_NOMEM', 999];
+  try { eng.bridge.checkCodes(eng.M._tc_code_count(), (i) => eng.M._tc_codes(i)); lockErr = null; } catch (e) { lockErr = e; }
+  check(lockErr && /SQLITE_NOMEM differs/.test(lockErr.message), 'node: a result-code mismatch is caught at start-up', lockErr && lockErr.message);
   let opfsErr;
   try { await open('x.db', { storage: 'opfs' }); } catch (e) { opfsErr = e; }
   check(opfsErr && /OPFS/.test(opfsErr.message), 'node: storage opfs rejected with a clear message', opfsErr && opfsErr.message);
