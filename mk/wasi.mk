@@ -111,11 +111,33 @@ $(WASI)/test/%.wasm: $(WASI)/test/%.o $(WASI)/cabi_realloc.o \
     $(WASI)/testing/libtempcrypt.a $(WASI)/libsqlite3.a
 	$(WASI_CC) $(WASI_LDFLAGS) -o $@ $^
 
-# Native twins of programs whose output must be bit-identical to the wasm.
-$(NATIVE)/wasi-twin/%: test/wasi/%.c $(TC_SRC) $(TC_HDR)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -Isrc -Itest -Itest/wasi -o $@ $< src/chacha20.c
+# The project's C tests (test/*.c: ChaCha20, stress, and the SQL-level
+# proof tests) built for wasm32-wasi: build/wasi/ctest/NAME.wasm.  No
+# libsodium in wasm: chacha20_test runs its vectors and properties, and
+# chacha_twin checks wasm against native byte for byte.
+WASI_CTESTS := chacha20_test stress leakcheck difftest faulttest keyhygiene
+WASI_CTEST_PROGS := $(patsubst %,$(WASI)/ctest/%.wasm,$(WASI_CTESTS))
 
+$(WASI)/ctest/proof.o: test/proof.c test/proof.h $(TC_HDR) $(SQLITE_DIR)/sqlite3.h
+	@mkdir -p $(@D)
+	$(WASI_CC) $(WASI_TEST_CFLAGS) -c $< -o $@
+
+$(WASI)/ctest/chacha20_test.wasm $(WASI)/ctest/stress.wasm: $(WASI)/ctest/%.wasm: \
+    test/%.c test/testutil.h $(WASI)/cabi_realloc.o $(WASI)/testing/libtempcrypt.a $(WASI)/libsqlite3.a
+	@mkdir -p $(@D)
+	$(WASI_CC) $(WASI_TEST_CFLAGS) -o $@ $< $(filter %.o %.a,$^)
+
+$(WASI)/ctest/%.wasm: test/%.c $(WASI)/ctest/proof.o $(WASI)/cabi_realloc.o \
+    $(WASI)/testing/libtempcrypt.a $(WASI)/libsqlite3.a
+	@mkdir -p $(@D)
+	$(WASI_CC) $(WASI_TEST_CFLAGS) -o $@ $< $(filter %.o %.a,$^)
+
+# Native twin of test/wasi/chacha_twin.c: its output must equal the wasm's.
+$(NATIVE)/wasi-twin/chacha_twin: test/wasi/chacha_twin.c src/chacha20.c $(TC_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -Isrc -o $@ $< src/chacha20.c
+
+WASI_EXTRA_TESTS := $(WASI_CTEST_PROGS) $(NATIVE)/wasi-twin/chacha_twin
 
 wasi-tests: wasi $(WASI)/sqlite3-disabled.wasm $(WASI)/sqlite3.component.wasm \
     $(WASI_TEST_PROGS) $(WASI_EXTRA_TESTS)

@@ -5,12 +5,16 @@
 //                              (SQLite's own seed is time() and pid 1)
 //   TEMPCRYPT_OPEN_LOG=FILE    append every path the module opens (path_open)
 //                              to FILE, one a line
+//   TEMPCRYPT_NO_SYNC=1        fd_sync and fd_datasync succeed without
+//                              syncing (tests that do not test durability
+//                              spend most of their time waiting in fsync)
 import { appendFileSync } from 'node:fs';
 import process from 'node:process';
 import { parseArgs, runWasi } from '../run.mjs';
 
 const freeze = process.env.TEMPCRYPT_FREEZE_CLOCK;
 const openLog = process.env.TEMPCRYPT_OPEN_LOG;
+const noSync = process.env.TEMPCRYPT_NO_SYNC === '1';
 
 function wrap(p1, memory) {
   if (freeze !== undefined) {
@@ -28,9 +32,13 @@ function wrap(p1, memory) {
       return open(fd, dirflags, pathPtr, pathLen, ...rest);
     };
   }
+  if (noSync) {
+    p1.fd_sync = () => 0;
+    p1.fd_datasync = () => 0;
+  }
   return p1;
 }
 
 process.removeAllListeners('warning');
 const opts = parseArgs(process.argv.slice(2));
-process.exitCode = await runWasi(opts, wrap);
+process.exit(await runWasi(opts, wrap));

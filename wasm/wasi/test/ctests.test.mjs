@@ -1,0 +1,86 @@
+// The project's C tests compiled for wasm32-wasi, run under node:wasi with
+// a preopened scratch directory for their databases and temp files.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { runners, wasiBuild, nativeBuild, testWasm, scratch, requireBuilt } from './lib.mjs';
+
+const ctest = (name) => join(wasiBuild, 'ctest', `${name}.wasm`);
+const STRESS_OPS = process.env.TEMPCRYPT_WASI_STRESS_OPS || '300000';
+const STRESS_SEED = process.env.TEMPCRYPT_WASI_STRESS_SEED || String(Math.floor(Date.now() / 1000));
+
+// Runs a test program in a fresh scratch directory; returns the result.
+function runC(module, args, runtime = 'node') {
+  requireBuilt(module);
+  const s = scratch('ctest');
+  try {
+    return runners[runtime](module, args, {
+      cwd: s.dir, dirs: ['.'], env: { TMPDIR: '.', PROOF_DIR: '.' },
+    });
+  } finally { s.cleanup(); }
+}
+
+// The program must exit 0 and close with "N passed, 0 failed".
+function expectPass(t, r, what) {
+  const summary = (r.stdout + r.stderr).split('\n').filter((l) => /\d+ passed, \d+ failed/.test(l)).at(-1);
+  t.diagnostic(`${what}: ${summary ?? '(no summary line)'}`);
+  assert.equal(r.code, 0, `${what} exited ${r.code}\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`);
+  assert.ok(summary, `${what}: no "N passed, N failed" line`);
+  const m = /(\d+) passed, (\d+) failed/.exec(summary);
+  assert.ok(Number(m[1]) > 0, `${what}: nothing passed`);
+  assert.equal(Number(m[2]), 0, `${what}: failures`);
+}
+
+test('ChaCha20: RFC 8439 vectors and properties in wasm', (t) => {
+  expectPass(t, runC(ctest('chacha20_test'), ['20000']), 'chacha20_test');
+});
+
+test('ChaCha20: wasm output is bit-identical to native', (t) => {
+  const native = join(nativeBuild, 'wasi-twin', 'chacha_twin');
+  requireBuilt(native);
+  const n = spawnSync(native, ['4000'], { encoding: 'utf8' });
+  assert.equal(n.status, 0, n.stderr);
+  const w = runC(testWasm('chacha_twin'), ['4000']);
+  assert.equal(w.code, 0, w.stderr);
+  assert.match(n.stdout, /^bytes=\d+ digest=[0-9a-f]{16}$/m);
+  t.diagnostic(`native and wasm: ${n.stdout.trim().split('\n').at(-1)}`);
+  assert.equal(w.stdout, n.stdout);
+});
+
+test('stress test (model-based, checking VFS, faults) in wasm', (t) => {
+  t.diagnostic(`stress -n ${STRESS_OPS} -s ${STRESS_SEED} -m all`);
+  expectPass(t, runC(ctest('stress'), ['-n', STRESS_OPS, '-s', STRESS_SEED, '-m', 'all']), 'stress');
+});
+
+test('SQL leak check in wasm', (t) => {
+  expectPass(t, runC(ctest('leakcheck'), ['-q']), 'leakcheck');
+});
+
+test('differential test in wasm', (t) => {
+  expectPass(t, runC(ctest('difftest'), []), 'difftest');
+});
+
+test('fault injection (every 2nd position) in wasm', (t) => {
+  expectPass(t, runC(ctest('faulttest'), ['-stride', '2']), 'faulttest');
+});
+
+test('key hygiene in wasm', (t) => {
+  expectPass(t, runC(ctest('keyhygiene'), []), 'keyhygiene');
+});
+
+for (const rt of ['node', 'jco']) {
+  test(`no temp file key left in wasm linear memory after close (${rt})`, (t) => {
+    const r = runC(testWasm('memscan'), [], rt);
+    t.diagnostic(r.stdout.trim().split('\n').slice(1).join('; '));
+    expectPass(t, r, 'memscan');
+    assert.match(r.stdout, /files open: [1-9]\d* keys found/);
+    assert.match(r.stdout, /all files closed: 0 of [1-9]\d* keys found whole, 0 in part/);
+  });
+}
+
+test('the linear-memory scan finds a key left in freed memory (control)', () => {
+  const r = runC(testWasm('memscan'), ['-control']);
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stderr, /left in (part in )?linear memory after close/);
+});
