@@ -9,6 +9,7 @@ import { serveDemo } from './serve.mjs';
 import { launchChromium, runWorkload, formatTable, OUT, ROOT } from './drive.mjs';
 import { decodePng, colourStats } from './png.mjs';
 import { WORKLOADS } from '../../js/demo/workloads.js';
+import { makeSpy, entropy, countIn, markAll, sampleRows } from '../../js/demo/analysis.js';
 
 const arg = (k, d) => (process.argv.find((a) => a.startsWith(`--${k}=`)) || `--${k}=${d}`).slice(k.length + 3);
 const ROWS = Number(arg('rows', '5000'));
@@ -23,7 +24,39 @@ function check(cond, name, detail = '') {
   return !!cond;
 }
 
+// The page's own analysis, in Node: the spy finds a secret split across
+// writes, counts each write that carries it, ignores named files; entropy
+// and the byte-map sampling.
+function testAnalysis() {
+  const enc = new TextEncoder();
+  const needle = enc.encode('SECRET-123');
+  const spy = makeSpy(needle);
+  const ev = (op, fileId, more = {}) => spy.observer({ op, fileId, name: `/tmp/${fileId}`, kind: 'temp-journal', flags: 0x1000, temp: true, ...more });
+  ev('open', 1);
+  ev('write', 1, { offset: 0, length: 5, data: enc.encode('xxSEC') });
+  ev('write', 1, { offset: 5, length: 9, data: enc.encode('RET-123yy') });
+  ev('write', 1, { offset: 100, length: 12, data: enc.encode('#SECRET-123#') });
+  ev('write', 1, { offset: 100, length: 12, data: enc.encode('#SECRET-123#') });
+  ev('read', 1, { offset: 0, length: 14, got: 14 });
+  spy.observer({ op: 'open', fileId: 2, name: '/demo.db', kind: 'main-db', flags: 0x106, temp: false });
+  spy.observer({ op: 'write', fileId: 2, name: '/demo.db', kind: 'main-db', offset: 0, length: 10, data: needle });
+  ev('close', 1);
+  const [t, m] = spy.all;
+  check(t.hits === 3 && t.written === 38 && t.read === 14 && t.size === 112 && !t.open,
+    'analysis: spy finds a secret split across two writes and counts every write that carries one', JSON.stringify({ hits: t.hits, written: t.written, read: t.read, size: t.size }));
+  check(m.hits === 0 && m.written === 10 && !m.temp, 'analysis: named files are counted, not searched (not temp files)');
+  const uniform = new Float64Array(256).fill(10), constant = new Float64Array(256); constant[65] = 99;
+  check(Math.abs(entropy(uniform) - 8) < 1e-9 && entropy(constant) === 0 && entropy(new Float64Array(256)) === null, 'analysis: entropy 8 for uniform bytes, 0 for one value, none for no bytes');
+  const hay = enc.encode('aSECRET-123SECRET-123b');
+  const mask = markAll(hay, hay.length, needle);
+  check(countIn(hay, needle) === 2 && countIn(hay, needle, 2) === 1 && mask.reduce((a, b) => a + b, 0) === 20, 'analysis: marker count and mask');
+  const big = new Uint8Array(256 * 1000).map((_, i) => i & 255);
+  const sm = sampleRows(big, new Uint8Array(big.length), big.length - 10);
+  check(sm.rows === 40 && sm.partial && sm.offsets[39] === 256 * 999 && sm.marks[40 * 256 - 1] === 2 && sm.bytes[5] === 5, 'analysis: byte map samples lines evenly, marks the end of the file');
+}
+
 const t0 = Date.now();
+testAnalysis();
 const server = await serveDemo();
 let browser;
 try {
@@ -36,6 +69,7 @@ try {
   const state = await page.getAttribute('body', 'data-state');
   check(state === 'ready', 'page: loads and is ready to run', `state ${state}: ${await page.textContent('#status')}`);
   check(await page.isHidden('#no-opfs'), 'page: no "OPFS missing" banner in Chromium');
+  check(await page.evaluate(() => !self.crossOriginIsolated && typeof SharedArrayBuffer === 'undefined'), 'page: runs without COOP/COEP (not cross-origin isolated, no SharedArrayBuffer)');
   const s1 = await page.inputValue('#secret');
   await page.reload();
   await page.waitForSelector('body[data-state="ready"]', { timeout: 60000 });
