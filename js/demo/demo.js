@@ -8,7 +8,7 @@ const setState = (s) => { document.body.dataset.state = s; };
 
 function bytes(n) {
   if (n < 1024) return `${fmt(n)} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1000 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / 1024 / 1024).toFixed(2)} MiB`;
 }
 
@@ -166,7 +166,7 @@ function renderSide(side, r) {
 
   const named = r.named.filter((f) => f.written || f.read)
     .map((f) => `${KIND_LABELS[f.kind] || f.kind} ${f.name}: ${bytes(f.written)} written, ${bytes(f.read)} read`).join(' · ');
-  const open = scanLine('OPFS right after the run', r.poolOpen, '(connection still open; sorter files are already closed):');
+  const open = scanLine('OPFS right after the run', r.poolOpen, '(connection still open; the files of finished statements are already closed and wiped):');
   const after = scanLine('Everything in OPFS after closing', r.opfsAfter, `(${fmt(r.opfsAfterFiles)} files, ${bytes(r.opfsAfterBytes)}):`);
   body.replaceChildren(metrics, verdict, r.temp.length ? table : '', open, after,
     named ? el('p', { class: 'dim small', text: `Named files (stored as they are, not temp files): ${named}.` }) : '',
