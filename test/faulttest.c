@@ -54,6 +54,22 @@ static uint64_t checkDb(const char *zWhat, int *pIntegrity){
   return h;
 }
 
+/* The temp database's state after each statement of the fault-free run
+** (and before the first): after a fault it must be one of them. */
+typedef struct States { int n; uint64_t a[PROOF_MAXSTMT+2]; } States;
+static void afterStmt(sqlite3 *db, int i, void *pArg){
+  States *p = (States*)pArg;
+  if( i+1<PROOF_MAXSTMT+2 ){
+    p->a[i+1] = proof_schema_hash(db, "temp");
+    if( p->n<i+2 ) p->n = i+2;
+  }
+}
+static int inStates(const States *p, uint64_t h){
+  int i;
+  for(i=0; i<p->n; i++) if( p->a[i]==h ) return 1;
+  return 0;
+}
+
 typedef struct Totals { int64_t nRun, nFired, nErr, nSame; } Totals;
 
 static void runWorkload(const ProofWorkload *w, int stride, Totals *pTot){
@@ -63,6 +79,7 @@ static void runWorkload(const ProofWorkload *w, int stride, Totals *pTot){
   uint64_t hPre, hPost;
   int integ, mode, k;
   int64_t aMax[PF_NMODE];
+  States states;
   Totals tot; memset(&tot, 0, sizeof(tot));
 
   /* State before: the template plus setup. */
@@ -80,6 +97,21 @@ static void runWorkload(const ProofWorkload *w, int stride, Totals *pTot){
   hPost = checkDb(w->zName, &integ);
   CHECK(integ && hPost, "%s: reference run not intact", w->zName);
   CHECK(cnt.nWrite>0, "%s: fault-free run wrote no temp file", w->zName);
+  /* Second fault-free run, for the temp database's states. */
+  memset(&states, 0, sizeof(states));
+  db = freshDb(w);
+  if( db ){
+    ProofRun r2;
+    states.a[0] = proof_schema_hash(db, "temp");
+    states.n = 1;
+    proof_after_stmt = afterStmt; proof_after_arg = &states;
+    proof_run_script(db, w->zScript, &r2, 0);
+    proof_after_stmt = 0; proof_after_arg = 0;
+    proof_finish_tx(db);
+    if( states.n<PROOF_MAXSTMT+2 ) states.a[states.n++] = proof_schema_hash(db, "temp");
+    sqlite3_close(db);
+  }
+  for(k=0; k<states.n; k++) CHECK(states.a[k]!=0, "%s: temp state %d unreadable", w->zName, k);
   memset(aMax, 0, sizeof(aMax));
   aMax[PF_WRITE_NTH] = aMax[PF_HALF_WRITE_NTH] = aMax[PF_WRITE_FROM_NTH] = cnt.nWrite;
   aMax[PF_READ_NTH] = cnt.nRead;
@@ -106,6 +138,14 @@ static void runWorkload(const ProofWorkload *w, int stride, Totals *pTot){
       proof_fault_disarm();
       /* A careful application rolls back what it cannot finish. */
       if( !sqlite3_get_autocommit(db) ) sqlite3_exec(db, "ROLLBACK", 0, 0, 0);
+      /* The temp database lives in encrypted files: still on the same
+      ** connection, it must be intact and in one of its reference states. */
+      {
+        uint64_t hT = proof_schema_hash(db, "temp");
+        CHECK(proof_schema_integrity_ok(db, "temp"), "%s: temp integrity_check failed", zWhat);
+        CHECK(hT!=0 && inStates(&states, hT),
+              "%s: temp database %s", zWhat, hT ? "in a state the fault-free run never had" : "unreadable");
+      }
       CHECK(sqlite3_close(db)==SQLITE_OK, "%s: close", zWhat);
       tot.nRun++;
       if( cnt.nFired ) tot.nFired++;

@@ -166,6 +166,8 @@ typedef struct SpyFile {
 void (*proof_ct_secret)(const void *, size_t) = 0;
 void (*proof_ct_public)(const void *, size_t) = 0;
 void (*proof_key_observer)(const unsigned char *, int) = 0;
+void (*proof_after_stmt)(sqlite3 *, int, void *) = 0;
+void *proof_after_arg = 0;
 
 void proof_files_reset(void){
   lock();
@@ -645,6 +647,7 @@ void proof_run_script(sqlite3 *db, const char *zScript, ProofRun *pRun,
     pRun->aRc[i] = rc;
     pRun->aHash[i] = h;
     pRun->aRows[i] = nRow;
+    if( proof_after_stmt ) proof_after_stmt(db, i, proof_after_arg);
     if( pRef && (i>=pRef->nStmt || pRef->aRc[i]!=rc) ) break;
   }
 }
@@ -669,14 +672,21 @@ static uint64_t hashQuery(sqlite3 *db, const char *zSql, uint64_t h, int *pOk){
   sqlite3_finalize(pStmt);
   return h;
 }
-uint64_t proof_db_hash(sqlite3 *db){
+uint64_t proof_db_hash(sqlite3 *db){ return proof_schema_hash(db, "main"); }
+uint64_t proof_schema_hash(sqlite3 *db, const char *zSchema){
   uint64_t h = 0xcbf29ce484222325ull;
   int ok = 1;
   sqlite3_stmt *pStmt = 0;
-  h = hashQuery(db, "SELECT type, name, tbl_name, sql FROM main.sqlite_schema ORDER BY name", h, &ok);
-  if( sqlite3_prepare_v2(db, "SELECT name FROM main.sqlite_schema WHERE type='table' ORDER BY name", -1, &pStmt, 0) ) return 0;
+  char *zQ = sqlite3_mprintf("SELECT type, name, tbl_name, sql FROM \"%w\".sqlite_schema ORDER BY name", zSchema);
+  if( !zQ ) return 0;
+  h = hashQuery(db, zQ, h, &ok);
+  sqlite3_free(zQ);
+  zQ = sqlite3_mprintf("SELECT name FROM \"%w\".sqlite_schema WHERE type='table' ORDER BY name", zSchema);
+  if( !zQ ) return 0;
+  if( sqlite3_prepare_v2(db, zQ, -1, &pStmt, 0) ){ sqlite3_free(zQ); return 0; }
+  sqlite3_free(zQ);
   while( sqlite3_step(pStmt)==SQLITE_ROW ){
-    char *zSql = sqlite3_mprintf("SELECT * FROM main.\"%w\" ORDER BY rowid",
+    char *zSql = sqlite3_mprintf("SELECT * FROM \"%w\".\"%w\" ORDER BY rowid", zSchema,
                                  (const char*)sqlite3_column_text(pStmt, 0));
     if( !zSql ){ ok = 0; break; }
     h = hashQuery(db, zSql, h, &ok);
@@ -685,10 +695,14 @@ uint64_t proof_db_hash(sqlite3 *db){
   if( sqlite3_finalize(pStmt) ) ok = 0;
   return ok ? (h|1) : 0;
 }
-int proof_integrity_ok(sqlite3 *db){
+int proof_integrity_ok(sqlite3 *db){ return proof_schema_integrity_ok(db, "main"); }
+int proof_schema_integrity_ok(sqlite3 *db, const char *zSchema){
   sqlite3_stmt *pStmt = 0;
   int ok = 0;
-  if( sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &pStmt, 0) ) return 0;
+  char *zQ = sqlite3_mprintf("PRAGMA \"%w\".integrity_check", zSchema);
+  int rc = zQ ? sqlite3_prepare_v2(db, zQ, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zQ);
+  if( rc ) return 0;
   if( sqlite3_step(pStmt)==SQLITE_ROW ){
     const char *z = (const char*)sqlite3_column_text(pStmt, 0);
     ok = z && strcmp(z, "ok")==0;

@@ -118,10 +118,16 @@ void proof_run_script(sqlite3 *db, const char *zScript, ProofRun *pRun,
                       const ProofRun *pRef);
 /* If a transaction is still open: COMMIT, or ROLLBACK if that fails. */
 int proof_finish_tx(sqlite3 *db);
-/* Hash of the schema and every table's rows in main; 0 on error. */
+/* Hash of the schema and every table's rows in main (or zSchema, such
+** as "temp"); 0 on error. */
 uint64_t proof_db_hash(sqlite3 *db);
-/* 1 if PRAGMA integrity_check says ok. */
+uint64_t proof_schema_hash(sqlite3 *db, const char *zSchema);
+/* 1 if PRAGMA integrity_check says ok (for main, or zSchema). */
 int proof_integrity_ok(sqlite3 *db);
+int proof_schema_integrity_ok(sqlite3 *db, const char *zSchema);
+/* If set, called by proof_run_script after statement i (0-based). */
+extern void (*proof_after_stmt)(sqlite3 *db, int i, void *pArg);
+extern void *proof_after_arg;
 /* Build the base database (tables t and u) at zPath. */
 int proof_make_base(const char *zPath, int nRow);
 
