@@ -137,7 +137,12 @@ $(NATIVE)/wasi-twin/chacha_twin: test/wasi/chacha_twin.c src/chacha20.c $(TC_HDR
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -Isrc -o $@ $< src/chacha20.c
 
-WASI_EXTRA_TESTS := $(WASI_CTEST_PROGS) $(NATIVE)/wasi-twin/chacha_twin
+# The embedding example of docs/wasi.md, linked with the shipped libraries
+# only (no test hooks, no shell).
+$(WASI)/example.wasm: wasm/wasi/example.c $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a
+	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -o $@ $^
+
+WASI_EXTRA_TESTS := $(WASI_CTEST_PROGS) $(NATIVE)/wasi-twin/chacha_twin $(WASI)/example.wasm
 
 wasi-tests: wasi $(WASI)/sqlite3-disabled.wasm $(WASI)/sqlite3.component.wasm \
     $(WASI_TEST_PROGS) $(WASI_EXTRA_TESTS)

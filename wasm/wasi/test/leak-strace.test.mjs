@@ -43,7 +43,7 @@ function runTraced(module, marker) {
     mkdirSync(join(s.dir, 'tmp'));
     const t = traceWrites(process.execPath,
       [runMjs, '--dir=.', '--env', 'TMPDIR=tmp', module, 'leak.db'],
-      { cwd: s.dir, input: workload(marker), traceFile: join(s.dir, '..', `${s.dir.split('/').pop()}.strace`) });
+      { cwd: s.dir, input: workload(marker), traceFile: join(s.dir, 'strace.out') });
     assert.equal(t.code, 0, t.stderr);
     assert.match(t.stdout, new RegExp(`^${ROWS}\n${ROWS}\n${ROWS}\\|\\d+\n${ROWS}\n$`));
     const m = Buffer.from(marker);
