@@ -103,6 +103,7 @@ int main(int argc, char **argv){
   char zk1[16], zk2[16];
   int64_t nNamedHit = 0;
 
+  proof_verify_layout = 1;
   rc = proof_init(argv[0]);
   if( rc ){ fprintf(stderr, "proof_init: %d\n", rc); return 2; }
   memset(aAll, 0, sizeof(aAll));
@@ -180,6 +181,12 @@ int main(int argc, char **argv){
     printf("leakcheck: %lld block counters checked below tempcrypt, %lld stale\n", (long long)nChk, (long long)nBad);
     CHECK(nChk>0 && nBad==0, "block counters: %lld of %lld stale (reused or going backwards)",
           (long long)nBad, (long long)nChk);
+  }
+  {
+    int64_t nBad = 0, nChk = proof_layout_checks(&nBad);
+    printf("%s: %lld block writes decrypted with the reference ChaCha20, %lld not matching SQLite's plaintext\n",
+           "leakcheck", (long long)nChk, (long long)nBad);
+    CHECK(nChk>0 && nBad==0, "on-disk layout: %lld of %lld block writes wrong", (long long)nBad, (long long)nChk);
   }
   free(aTpl);
   proof_remove_db(zBase);

@@ -31,6 +31,7 @@ static struct {
   unsigned int uRand;
   int gen;                 /* bumped by proof_files_reset() */
   int64_t nCtrWrite, nCtrBad;  /* block-start writes checked / stale */
+  int64_t nLayoutChecked, nLayoutBad;
 } g;
 
 static void lock(void){ if( g.mx ) sqlite3_mutex_enter(g.mx); }
@@ -162,7 +163,27 @@ typedef struct SpyFile {
   unsigned char *aBuf; int nBuf; /* CT role: copy of the write buffer */
   sqlite3_file *pTc;     /* the tempcrypt file above (encrypted files) */
   uint64_t mxCtr;        /* largest block counter written so far */
+  struct Shadow *pShadow;/* layout verification (see below) */
 } SpyFile;
+
+/*
+** Layout verification (proof_verify_layout): for every encrypted temp file
+** a shadow, in libc memory, holds the file's key (from the test hook) and
+** a model of its plaintext kept by the shim above tempcrypt.  The spy
+** below decrypts every block write with its own ChaCha20, written from
+** RFC 8439 independently of src/chacha20.c, using the counter in front of
+** the block as nonce, and compares with the model: the bytes on disk must
+** be exactly the documented format.
+*/
+typedef struct Shadow {
+  sqlite3_file *pTc;
+  unsigned char key[32];
+  unsigned char *a; int64_t n, nAlloc;
+  int nRef, bModel;
+  struct Shadow *pNext;
+} Shadow;
+int proof_verify_layout = 0;
+static Shadow *gShadows = 0;
 void (*proof_ct_secret)(const void *, size_t) = 0;
 void (*proof_ct_public)(const void *, size_t) = 0;
 void (*proof_key_observer)(const unsigned char *, int) = 0;
@@ -202,6 +223,113 @@ static ProofFile *rec(SpyFile *p){
   return &g.aFile[p->iRec];
 }
 
+#define RROTL(v, c) (((v) << (c)) | ((v) >> (32 - (c))))
+#define RQR(a, b, c, d) a += b; d ^= a; d = RROTL(d, 16); c += d; b ^= c; b = RROTL(b, 12); \
+                        a += b; d ^= a; d = RROTL(d, 8);  c += d; b ^= c; b = RROTL(b, 7);
+static uint32_t rle32(const unsigned char *p){
+  return (uint32_t)p[0] | (uint32_t)p[1]<<8 | (uint32_t)p[2]<<16 | (uint32_t)p[3]<<24;
+}
+/* Reference ChaCha20 (RFC 8439), deliberately plain and separate. */
+static void refChacha20(unsigned char *out, const unsigned char *in, size_t n,
+                        const unsigned char key[32], const unsigned char nonce[12],
+                        uint32_t ctr){
+  uint32_t st[16], x[16];
+  size_t i, j;
+  st[0] = 0x61707865; st[1] = 0x3320646e; st[2] = 0x79622d32; st[3] = 0x6b206574;
+  for(i=0; i<8; i++) st[4+i] = rle32(key+4*i);
+  st[12] = ctr;
+  for(i=0; i<3; i++) st[13+i] = rle32(nonce+4*i);
+  for(i=0; i<n; i+=64){
+    for(j=0; j<16; j++) x[j] = st[j];
+    for(j=0; j<10; j++){
+      RQR(x[0], x[4], x[8], x[12]) RQR(x[1], x[5], x[9], x[13])
+      RQR(x[2], x[6], x[10], x[14]) RQR(x[3], x[7], x[11], x[15])
+      RQR(x[0], x[5], x[10], x[15]) RQR(x[1], x[6], x[11], x[12])
+      RQR(x[2], x[7], x[8], x[13]) RQR(x[3], x[4], x[9], x[14])
+    }
+    for(j=0; j<64 && i+j<n; j++){
+      uint32_t w = x[j/4] + st[j/4];
+      out[i+j] = in[i+j] ^ (unsigned char)(w >> (8*(j%4)));
+    }
+    st[12]++;
+  }
+}
+/* RFC 8439 2.3.2 as a self-test of the reference. */
+static int refSelfTest(void){
+  static const unsigned char want[16] = {0x10,0xf1,0xe7,0xe4,0xd1,0x3b,0x59,0x15,
+                                         0x50,0x0f,0xdd,0x1f,0xa3,0x20,0x71,0xc4};
+  unsigned char key[32], nonce[12] = {0,0,0,9,0,0,0,0x4a,0,0,0,0}, z[16], o[16];
+  int i;
+  for(i=0; i<32; i++) key[i] = (unsigned char)i;
+  memset(z, 0, sizeof(z));
+  refChacha20(o, z, 16, key, nonce, 1);
+  return memcmp(o, want, 16)==0;
+}
+
+static void shadowRelease(Shadow *sh){
+  Shadow **pp;
+  if( !sh ) return;
+  lock();
+  if( --sh->nRef>0 ){ unlock(); return; }
+  for(pp=&gShadows; *pp; pp=&(*pp)->pNext){
+    if( *pp==sh ){ *pp = sh->pNext; break; }
+  }
+  unlock();
+  memset(sh->key, 0, sizeof(sh->key));
+  free(sh->a);
+  free(sh);
+}
+static void shadowWrite(Shadow *sh, const void *pBuf, int n, int64_t off){
+  if( off+n > sh->nAlloc ){
+    int64_t nNew = (off+n)*2 + 4096;
+    unsigned char *a = realloc(sh->a, (size_t)nNew);
+    if( !a ){ sh->bModel = 0; return; }
+    sh->a = a; sh->nAlloc = nNew;
+  }
+  if( off > sh->n ) memset(sh->a + sh->n, 0, (size_t)(off - sh->n));
+  memcpy(sh->a + off, pBuf, (size_t)n);
+  if( off+n > sh->n ) sh->n = off+n;
+}
+static void shadowTruncate(Shadow *sh, int64_t size){
+  if( size > sh->n ){
+    if( size > sh->nAlloc ){
+      unsigned char *a = realloc(sh->a, (size_t)size);
+      if( !a ){ sh->bModel = 0; return; }
+      sh->a = a; sh->nAlloc = size;
+    }
+    memset(sh->a + sh->n, 0, (size_t)(size - sh->n));
+  }
+  sh->n = size;
+}
+static void shadowVerify(Shadow *sh, int B, const unsigned char *a, int n, int64_t off){
+  unsigned char nonce[12], *pt;
+  int64_t k = off/(B+8), i, nData = n-8, base = k*B;
+  int bad = 0;
+  if( !sh->bModel || nData<=0 ) return;
+  memcpy(nonce, a, 8); memset(nonce+8, 0, 4);
+  pt = malloc((size_t)nData);
+  if( !pt ) return;
+  refChacha20(pt, a+8, (size_t)nData, sh->key, nonce, 0);
+  for(i=0; i<nData; i++){
+    unsigned char m = base+i < sh->n ? sh->a[base+i] : 0;
+    if( pt[i]!=m ){ bad = 1; break; }
+  }
+  free(pt);
+  lock();
+  g.nLayoutChecked++;
+  if( bad && g.nLayoutBad++ < 5 ){
+    fprintf(stderr, "proof: block %lld (%d bytes at offset %lld) does not decrypt to the"
+            " plaintext SQLite wrote (first difference at byte %lld)\n",
+            (long long)k, n, (long long)off, (long long)i);
+  }
+  unlock();
+}
+int64_t proof_layout_checks(int64_t *pnBad){
+  int64_t n;
+  lock(); n = g.nLayoutChecked; if( pnBad ) *pnBad = g.nLayoutBad; unlock();
+  return n;
+}
+
 static int countHits(const unsigned char *a, int64_t n){
   int64_t i; int nHit = 0;
   for(i=0; i+g.nMarker<=n; i++){
@@ -236,6 +364,8 @@ static int spyClose(sqlite3_file *pFile){
     free(aChunk);
   }
   rc = p->pReal->pMethods ? p->pReal->pMethods->xClose(p->pReal) : SQLITE_OK;
+  shadowRelease(p->pShadow);
+  p->pShadow = 0;
   free(p->aBuf);
   p->aBuf = 0;
   return rc;
@@ -286,6 +416,7 @@ static int spyWrite(sqlite3_file *pFile, const void *pBuf, int n, sqlite3_int64 
   SpyFile *p = (SpyFile*)pFile;
   int f;
   if( p->role==ROLE_CT ){
+    if( p->pShadow ) shadowWrite(p->pShadow, pBuf, n, off);
     if( proof_ct_secret && p->isTemp ){
       if( p->nBuf<n ){
         unsigned char *a = realloc(p->aBuf, (size_t)n);
@@ -332,6 +463,7 @@ static int spyWrite(sqlite3_file *pFile, const void *pBuf, int n, sqlite3_int64 
       }
       unlock();
       if( c>p->mxCtr ) p->mxCtr = c;
+      if( p->pShadow ) shadowVerify(p->pShadow, B, a, n, off);
     }
   }
 #endif
@@ -345,8 +477,11 @@ static int spyWrite(sqlite3_file *pFile, const void *pBuf, int n, sqlite3_int64 
 }
 static int spyTruncate(sqlite3_file *pFile, sqlite3_int64 size){
   SpyFile *p = (SpyFile*)pFile;
+  int rc;
   if( faultHere(p, 2) ) return SQLITE_IOERR_TRUNCATE;
-  return p->pReal->pMethods->xTruncate(p->pReal, size);
+  rc = p->pReal->pMethods->xTruncate(p->pReal, size);
+  if( p->pShadow && p->role==ROLE_CT && rc==SQLITE_OK ) shadowTruncate(p->pShadow, size);
+  return rc;
 }
 #define FWD(p) (((SpyFile*)(p))->pReal)
 static int spySync(sqlite3_file *f, int fl){ return FWD(f)->pMethods->xSync(FWD(f), fl); }
@@ -391,11 +526,19 @@ static int spyOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile,
   p->iRec = pV->role==ROLE_SPY ? newRec(zName==0, flags) : -1;
   p->gen = g.gen;
   rc = pV->pReal->xOpen(pV->pReal, zName, p->pReal, flags, pOutFlags);
-  if( rc==SQLITE_OK ) p->base.pMethods = &spyMethods;
-  else{
+  if( rc!=SQLITE_OK ){
     if( p->pReal->pMethods ){ p->pReal->pMethods->xClose(p->pReal); }
     p->pReal->pMethods = 0;
     lock(); { ProofFile *r = rec(p); if( r ) r->open = 0; } unlock();
+    return rc;
+  }
+  p->base.pMethods = &spyMethods;
+  if( p->role==ROLE_CT && zName==0 ){
+    Shadow *sh;
+    lock();
+    for(sh=gShadows; sh && sh->pTc!=p->pReal; sh=sh->pNext){}
+    if( sh && !sh->bModel ){ sh->bModel = 1; sh->nRef++; p->pShadow = sh; }
+    unlock();
   }
   return rc;
 }
@@ -432,6 +575,7 @@ static int spyRegister(SpyVfs *pV, const char *zName, sqlite3_vfs *pReal, int ro
 }
 int proof_register_ct(void){
   sqlite3_vfs *p = sqlite3_vfs_find(SQLITE_TEMPCRYPT_VFS_NAME);
+  if( gCt.pReal ) return SQLITE_OK;
   if( !p ) return SQLITE_ERROR;
   return spyRegister(&gCt, "proofct", p, ROLE_CT, 1);
 }
@@ -446,6 +590,14 @@ static void keyHook(void *pArg, struct sqlite3_file *pFile,
   if( p && p->base.pMethods==&spyMethods ){
     p->pTc = pFile;
     lock(); { ProofFile *r = rec(p); if( r ) r->encrypted = 1; } unlock();
+    if( proof_verify_layout ){
+      Shadow *sh = calloc(1, sizeof(Shadow));
+      if( sh ){
+        sh->pTc = pFile; memcpy(sh->key, aKey, 32); sh->nRef = 1;
+        lock(); sh->pNext = gShadows; gShadows = sh; unlock();
+        p->pShadow = sh;
+      }
+    }
   }
 }
 #endif
@@ -505,6 +657,14 @@ int proof_init(const char *zProg){
 #ifdef SQLITE_TEMPCRYPT_TESTING
   sqlite3_tempcrypt_test_key_hook(keyHook, 0);
 #endif
+  /* The shim above tempcrypt (the default VFS from now on) models each
+  ** temp file's plaintext for the layout verification. */
+  rc = proof_register_ct();
+  if( rc ) return rc;
+  if( !refSelfTest() ){
+    fprintf(stderr, "proof: reference ChaCha20 fails RFC 8439 2.3.2\n");
+    return SQLITE_ERROR;
+  }
   /* The marker is assembled here so that it never appears in the binary
   ** or in this source: a hit can only come from data the test wrote. */
   sqlite3_randomness((int)sizeof(r), &r);

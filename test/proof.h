@@ -72,6 +72,12 @@ void proof_fault_counts(ProofCounts *p);
 ** were stale (*pnBad).  Needs the test build. */
 int64_t proof_counter_checks(int64_t *pnBad);
 
+/* Set before any file opens: decrypt every block write below tempcrypt
+** with an independent reference ChaCha20 and compare with the plaintext
+** SQLite wrote above it.  Returns blocks checked, *pnBad mismatches. */
+extern int proof_verify_layout;
+int64_t proof_layout_checks(int64_t *pnBad);
+
 /* ------------------------------------------------------------ allocator */
 /* Quarantine: freed blocks are kept (contents intact) so that a scan can
 ** look for secrets left behind in freed memory. */
@@ -85,9 +91,9 @@ void proof_mem_release_quarantine(void);
 
 /* ------------------------------------------------------------ ctgrind */
 /* When set, the spy marks every buffer it passes to storage defined
-** (ciphertext is public) and an upper shim "proofct" (register with
-** proof_register_ct) marks plaintext from SQLite secret on the way in and
-** public on the way out. */
+** (ciphertext is public) and the upper shim "proofct" (over tempcrypt,
+** the default VFS after proof_init) marks plaintext from SQLite secret on
+** the way in and public on the way out. */
 extern void (*proof_ct_secret)(const void *, size_t);
 extern void (*proof_ct_public)(const void *, size_t);
 int proof_register_ct(void);
