@@ -73,8 +73,9 @@ export function sampleRows(image, mask, size, width = 256, maxRows = 40) {
 // The spy: one record per file SQLite opened.  For temp files it keeps a
 // shadow image of the file (every write applied at its offset), so a
 // marker split across two writes is still found: each write is searched
-// together with the bytes around it in the image.
-export function makeSpy(needle, now = () => performance.now()) {
+// together with the bytes around it in the image.  dropClosed: let go of a
+// temp file's image when it is closed (its counts stay).
+export function makeSpy(needle, { now = () => performance.now(), dropClosed = false } = {}) {
   const open = new Map();      // fileId -> record (while open)
   const all = [];              // every record, in open order
   let spyMs = 0;
@@ -94,7 +95,10 @@ export function makeSpy(needle, now = () => performance.now()) {
       all.push(f);
     } else if (ev.op === 'close') {
       const f = open.get(ev.fileId);
-      if (f) f.open = false;
+      if (f) {
+        f.open = false;
+        if (dropClosed) f.image = new Uint8Array(0);
+      }
       open.delete(ev.fileId);
     } else if (ev.op === 'read') {
       const f = open.get(ev.fileId);

@@ -28,7 +28,7 @@ out.textContent = JSON.stringify(window.__result);
 main();
 `;
 
-export async function testConsumer({ check, launch, freshProfile, ROOT, BUILD }) {
+export async function testConsumer({ check, withBrowser, ROOT, BUILD }) {
   const dir = path.join(BUILD, 'consumer');
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(path.join(dir, 'app', 'src'), { recursive: true });
@@ -48,19 +48,17 @@ export async function testConsumer({ check, launch, freshProfile, ROOT, BUILD })
   const built = fs.readdirSync(path.join(app, 'dist', 'assets'));
   check(built.some((f) => f.endsWith('.wasm')), 'consumer: vite build emits the .wasm as an asset', built.join(' '));
   const server = await serve(path.join(app, 'dist'));
-  const profile = freshProfile('consumer');
-  const ctx = await launch(profile);
   try {
-    const page = await ctx.newPage();
-    await page.goto(`${server.url}/index.html`);
-    await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 30000 });
-    const r = await page.evaluate(() => window.__result);
-    check(r.ok && r.rows[0].body === 'hello from a bundled app' && r.storage === 'opfs',
-      'consumer: the built app opens an OPFS database and queries it', JSON.stringify(r));
-    check(r.ok && r.stats.nFileEncrypted >= 1, 'consumer: temp files encrypted in the built app', r.ok ? `nFileEncrypted=${r.stats.nFileEncrypted}` : '');
+    await withBrowser('consumer', async (ctx) => {
+      const page = await ctx.newPage();
+      await page.goto(`${server.url}/index.html`);
+      await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 30000 });
+      const r = await page.evaluate(() => window.__result);
+      check(r.ok && r.rows[0].body === 'hello from a bundled app' && r.storage === 'opfs',
+        'consumer: the built app opens an OPFS database and queries it', JSON.stringify(r));
+      check(r.ok && r.stats.nFileEncrypted >= 1, 'consumer: temp files encrypted in the built app', r.ok ? `nFileEncrypted=${r.stats.nFileEncrypted}` : '');
+    });
   } finally {
-    await ctx.close();
     await server.close();
-    fs.rmSync(profile, { recursive: true, force: true });
   }
 }

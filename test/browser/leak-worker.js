@@ -3,53 +3,37 @@
 // The marker arrives in the first message (built at run time by the test
 // runner), so it never sits in a cached script.
 import { open } from '../../dist/worker.js';
+import { makeSpy, countIn } from '../../js/demo/analysis.js';
 
 const enc = new TextEncoder();
 
-// Count occurrences of needle in hay[from, to).
-function countIn(hay, needle, from = 0, to = hay.length) {
-  let n = 0;
-  const first = needle[0];
-  outer: for (let i = Math.max(0, from); i <= Math.min(to, hay.length) - needle.length; i++) {
-    if (hay[i] !== first) continue;
-    for (let j = 1; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
-    n++;
-  }
-  return n;
-}
-
-// The spy: keeps a shadow image of every temp file (so a marker split
-// across two writes is still seen) and counts marker hits per file kind.
-function makeSpy(needle) {
-  const files = new Map();   // fileId -> { image, size, kind, name }
-  const hits = {};           // kind -> hits in temp files
+// The spy is the demo's (js/demo/analysis.js): it keeps a shadow image of
+// every temp file (so a marker split across two writes is still seen) and
+// counts marker hits per file.  Here the counts are summed by file kind,
+// and the bytes written are counted by kind for every file (the main
+// database's too, opened before the spy).
+function kindSpy(needle) {
+  const s = makeSpy(needle, { dropClosed: true });
   const bytes = {};          // kind -> bytes written
-  const opened = {};         // kind -> temp files opened
   let tempWrites = 0;
-  const spy = (ev) => {
-    if (ev.op === 'open' && ev.temp) {
-      files.set(ev.fileId, { image: new Uint8Array(0), size: 0, kind: ev.kind, name: ev.name });
-      opened[ev.kind] = (opened[ev.kind] || 0) + 1;
-    }
-    if (ev.op === 'close') files.delete(ev.fileId);
-    if (ev.op !== 'write') return;
-    bytes[ev.kind] = (bytes[ev.kind] || 0) + ev.length;
-    if (!ev.temp) return;
-    tempWrites++;
-    const f = files.get(ev.fileId);
-    const end = ev.offset + ev.length;
-    if (end > f.image.length) {
-      const g = new Uint8Array(Math.max(end, f.image.length * 2));
-      g.set(f.image);
-      f.image = g;
-    }
-    f.image.set(ev.data, ev.offset);
-    f.size = Math.max(f.size, end);
-    const m = needle.length;
-    const n = countIn(f.image, needle, ev.offset - m + 1, Math.min(f.size, end + m - 1));
-    if (n) hits[ev.kind] = (hits[ev.kind] || 0) + n;
+  const byKind = (value) => {
+    const out = {};
+    for (const f of s.all) if (f.temp && value(f)) out[f.kind] = (out[f.kind] || 0) + value(f);
+    return out;
   };
-  return { spy, hits, bytes, opened, get tempWrites() { return tempWrites; } };
+  const spy = (ev) => {
+    if (ev.op === 'write') {
+      bytes[ev.kind] = (bytes[ev.kind] || 0) + ev.length;
+      if (ev.temp) tempWrites++;
+    }
+    s.observer(ev);
+  };
+  return {
+    spy, bytes,
+    get hits() { return byKind((f) => f.hits); },     // kind -> hits in temp files
+    get opened() { return byKind(() => 1); },         // kind -> temp files opened
+    get tempWrites() { return tempWrites; },
+  };
 }
 
 // The workloads of the leak check; each runs with temp_store=FILE and a
@@ -114,7 +98,7 @@ self.onmessage = async ({ data }) => {
   try {
     if (cmd === 'leak') {
       const needle = enc.encode(marker);
-      const s = makeSpy(needle);
+      const s = kindSpy(needle);
       const db = await open(name, { storage: 'opfs', minFree: 24 });
       const before = db.tempcrypt.setEnabled(enabled);
       db.observe(s.spy);

@@ -3,8 +3,9 @@
 // 127.0.0.1 without COOP/COEP.  Every check asserts; any failure makes the
 // run exit 1.
 //   node test/browser/run.mjs [--only=api,leak,consumer,node,types]
-import { chromium } from 'playwright-core';
 import { serve } from './server.mjs';
+import * as chromium from './chromium.mjs';
+import { checks } from './checks.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
@@ -17,27 +18,27 @@ const BUILD = path.join(ROOT, 'build', 'browser-test');
 const only = (process.argv.find((a) => a.startsWith('--only=')) || '').slice(7).split(',').filter(Boolean);
 const want = (name) => only.length === 0 || only.includes(name);
 
-const results = [];
-function check(cond, name, detail = '') {
-  results.push({ ok: !!cond, name, detail });
-  console.log(`${cond ? 'ok  ' : 'FAIL'} ${name}${detail ? ' — ' + detail : ''}`);
-  return !!cond;
-}
+const { check, finish } = checks('browser tests');
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-function freshProfile(tag) {
-  fs.mkdirSync(BUILD, { recursive: true });
-  return fs.mkdtempSync(path.join(BUILD, `profile-${tag}-`));
-}
+const freshProfile = (tag) => chromium.freshProfile(BUILD, tag);
 
 async function launch(profile) {
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS,
-  });
+  const ctx = await chromium.launch(profile);
   ctx.on('weberror', (e) => console.log('  [page error]', e.error().message));
   return ctx;
+}
+
+// A browser on a fresh profile for fn(ctx); closed and the profile removed
+// afterwards.
+async function withBrowser(tag, fn) {
+  const profile = freshProfile(tag);
+  const ctx = await launch(profile);
+  try {
+    return await fn(ctx);
+  } finally {
+    await ctx.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
 }
 
 async function newPage(ctx, base) {
@@ -132,9 +133,7 @@ function testTypes() {
 }
 
 async function testApi(base) {
-  const profile = freshProfile('api');
-  const ctx = await launch(profile);
-  try {
+  await withBrowser('api', async (ctx) => {
     const page = await newPage(ctx, base);
     const res = await page.evaluate(() => import('/test/browser/api-tests.js').then((m) => m.run()));
     for (const r of res) check(r.ok, `api: ${r.name}`, r.error || '');
@@ -218,25 +217,17 @@ async function testApi(base) {
     check(full.err && (full.err.code & 0xff) === 13 && full.committed > 0, 'quota: a full quota gives SQLITE_FULL', JSON.stringify(full.err) + ` after ${full.committed} rows`);
     check(full.tempErr && (full.tempErr.code & 0xff) === 13, 'quota: a temp file hitting the quota gives SQLITE_FULL', JSON.stringify(full.tempErr));
     check(full.n === full.committed && full.ic === 'ok', 'quota: database intact after SQLITE_FULL', `${full.n} rows, integrity ${full.ic}`);
-  } finally {
-    await ctx.close();
-    fs.rmSync(profile, { recursive: true, force: true });
-  }
+  });
 }
 
 // Pool exhaustion: a clear SQLITE_CANTOPEN, then success after reserve().
 async function testPool(base) {
-  const profile = freshProfile('pool');
-  const ctx = await launch(profile);
-  try {
+  await withBrowser('pool', async (ctx) => {
     const page = await newPage(ctx, base);
     const r = await inWorker(page, { cmd: 'pool', name: 'pool.db' });
     check(r.ok && r.err && (r.err.code & 0xff) === 14 && /no free file/.test(r.err.message), 'pool: exhausted pool gives SQLITE_CANTOPEN saying why', JSON.stringify(r.err || r.error));
     check(r.ok && r.n > 0 && r.ic === 'ok', 'pool: the statement runs after reserve()', `${r.n} rows, integrity ${r.ic}`);
-  } finally {
-    await ctx.close();
-    fs.rmSync(profile, { recursive: true, force: true });
-  }
+  });
 }
 
 // The leak check for one mode: run the workloads, close the tab without
@@ -302,7 +293,6 @@ async function testLeak(base, enabled) {
 }
 
 // ---------------------------------------------------------------- main
-const t0 = Date.now();
 const server = await serve(ROOT);
 try {
   if (want('node')) await testNode();
@@ -310,12 +300,10 @@ try {
   if (want('api')) await testApi(server.url);
   if (want('pool')) await testPool(server.url);
   if (want('leak')) { await testLeak(server.url, false); await testLeak(server.url, true); }
-  if (want('consumer')) await (await import('./consumer.mjs')).testConsumer({ check, launch, freshProfile, ROOT, BUILD });
+  if (want('consumer')) await (await import('./consumer.mjs')).testConsumer({ check, withBrowser, ROOT, BUILD });
 } catch (e) {
   check(false, 'test run', e.stack);
 } finally {
   await server.close();
 }
-const failed = results.filter((r) => !r.ok);
-console.log(`\nbrowser tests: ${results.length - failed.length} passed, ${failed.length} failed, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-process.exit(failed.length ? 1 : 0);
+finish();

@@ -2,28 +2,22 @@
 // chromium, a fresh profile per run), for `make demo-check` and the test.
 //   node test/demo/drive.mjs [--workload=order-by] [--rows=5000] [--out=build/demo]
 // prints the side-by-side table and saves build/demo/demo-check.png.
-import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveDemo, ROOT } from './serve.mjs';
 import { decodePng, toPalettePng } from './png.mjs';
+import { freshProfile, launch } from '../browser/chromium.mjs';
 
 export { ROOT };
 export const OUT = path.join(ROOT, 'build', 'demo');
-// The flags of test/browser/run.mjs (kept the same on purpose).
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 // A browser with a fresh profile under build/demo/; close() also removes it.
 export async function launchChromium(tag = 'demo', { viewport = { width: 1360, height: 900 } } = {}) {
-  fs.mkdirSync(OUT, { recursive: true });
-  const profile = fs.mkdtempSync(path.join(OUT, `profile-${tag}-`));
+  const profile = freshProfile(OUT, tag);
   let ctx;
   try {
-    ctx = await chromium.launchPersistentContext(profile, {
-      executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport,
-    });
+    ctx = await launch(profile, { viewport });
   } catch (e) {
     fs.rmSync(profile, { recursive: true, force: true });
     throw e;

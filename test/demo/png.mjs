@@ -41,13 +41,19 @@ export function decodePng(buf) {
   return { width, height, bpp, pixels: px };
 }
 
-// Distinct colours and the share of the most common one.
-export function colourStats({ pixels, bpp }) {
+// How many pixels have each colour (0xRRGGBB -> count).
+function colourCounts(pixels, bpp) {
   const counts = new Map();
   for (let i = 0; i < pixels.length; i += bpp) {
     const k = (pixels[i] << 16) | (pixels[i + 1] << 8) | pixels[i + 2];
     counts.set(k, (counts.get(k) || 0) + 1);
   }
+  return counts;
+}
+
+// Distinct colours and the share of the most common one.
+export function colourStats({ pixels, bpp }) {
+  const counts = colourCounts(pixels, bpp);
   let top = 0;
   for (const n of counts.values()) top = Math.max(top, n);
   return { distinct: counts.size, topShare: top / (pixels.length / bpp) };
@@ -57,11 +63,7 @@ export function colourStats({ pixels, bpp }) {
 // most common colours, every other colour mapped to its nearest one.  UI
 // screenshots lose nothing visible (only anti-aliasing shades move).
 export function toPalettePng({ width, height, bpp, pixels }) {
-  const counts = new Map();
-  for (let i = 0; i < pixels.length; i += bpp) {
-    const k = (pixels[i] << 16) | (pixels[i + 1] << 8) | pixels[i + 2];
-    counts.set(k, (counts.get(k) || 0) + 1);
-  }
+  const counts = colourCounts(pixels, bpp);
   const palette = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 256).map((e) => e[0]);
   const index = new Map(palette.map((k, i) => [k, i]));
   const nearest = (k) => {

@@ -3,40 +3,18 @@
 // not need them), no caching.  `/` redirects to the page.
 //   node test/demo/serve.mjs [--port=8321]      serve until Ctrl-C
 //   import { serveDemo } from './serve.mjs'      port 0: a free port
-import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serve } from '../browser/server.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const PAGE = '/js/demo/';
 const SERVED = ['/js/demo/', '/dist/'];
-const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png',
-};
 
-export function serveDemo({ port = 0, host = '127.0.0.1' } = {}) {
-  const server = http.createServer((req, res) => {
-    let pathname;
-    try { pathname = path.posix.normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)); } catch { res.writeHead(400).end(); return; }
-    if (pathname === '/' || pathname === '/js/demo') { res.writeHead(302, { location: PAGE }).end(); return; }
-    if (!SERVED.some((p) => pathname.startsWith(p))) { res.writeHead(404).end('not found'); return; }
-    if (pathname.endsWith('/')) pathname += 'index.html';
-    const file = path.join(ROOT, pathname);
-    fs.readFile(file, (err, data) => {
-      if (err) { res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${pathname}`); return; }
-      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream', 'cache-control': 'no-store' });
-      res.end(data);
-    });
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      const base = `http://${host}:${server.address().port}`;
-      resolve({ base, url: base + PAGE, server, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); }) });
-    });
-  });
+export async function serveDemo({ port = 0, host = '127.0.0.1' } = {}) {
+  const s = await serve(ROOT, { port, host, allow: SERVED, redirects: { '/': PAGE, '/js/demo': PAGE } });
+  return { ...s, url: s.base + PAGE };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import { serveDemo } from './serve.mjs';
 import { launchChromium, runWorkload, formatTable, OUT, ROOT } from './drive.mjs';
 import { decodePng, colourStats } from './png.mjs';
+import { checks } from '../browser/checks.mjs';
 import { WORKLOADS } from '../../js/demo/workloads.js';
 import { makeSpy, entropy, countIn, markAll, sampleRows } from '../../js/demo/analysis.js';
 
@@ -17,12 +18,7 @@ const ROWS = Number(arg('rows', '5000'));
 // the leak assertions.
 const LIST = arg('workloads', WORKLOADS.map((w) => w.id).join(',')).split(',').filter(Boolean);
 
-const results = [];
-function check(cond, name, detail = '') {
-  results.push({ ok: !!cond, name });
-  console.log(`${cond ? 'ok  ' : 'FAIL'} ${name}${detail ? ' — ' + detail : ''}`);
-  return !!cond;
-}
+const { check, finish } = checks('demo tests');
 
 // The page's own analysis, in Node: the spy finds a secret split across
 // writes, counts each write that carries it, ignores named files; entropy
@@ -45,6 +41,12 @@ function testAnalysis() {
   check(t.hits === 3 && t.written === 38 && t.read === 14 && t.size === 112 && !t.open,
     'analysis: spy finds a secret split across two writes and counts every write that carries one', JSON.stringify({ hits: t.hits, written: t.written, read: t.read, size: t.size }));
   check(m.hits === 0 && m.written === 10 && !m.temp, 'analysis: named files are counted, not searched (not temp files)');
+  const dropping = makeSpy(needle, { dropClosed: true });
+  dropping.observer({ op: 'open', fileId: 3, name: '/tmp/3', kind: 'temp-db', flags: 0x1000, temp: true });
+  dropping.observer({ op: 'write', fileId: 3, name: '/tmp/3', kind: 'temp-db', temp: true, offset: 0, length: 10, data: needle });
+  dropping.observer({ op: 'close', fileId: 3, name: '/tmp/3', kind: 'temp-db', temp: true });
+  const [d] = dropping.all;
+  check(d.hits === 1 && d.written === 10 && d.size === 10 && d.image.length === 0, 'analysis: dropClosed lets go of a closed file\'s image and keeps its counts');
   const uniform = new Float64Array(256).fill(10), constant = new Float64Array(256); constant[65] = 99;
   check(Math.abs(entropy(uniform) - 8) < 1e-9 && entropy(constant) === 0 && entropy(new Float64Array(256)) === null, 'analysis: entropy 8 for uniform bytes, 0 for one value, none for no bytes');
   const hay = enc.encode('aSECRET-123SECRET-123b');
@@ -55,7 +57,6 @@ function testAnalysis() {
   check(sm.rows === 40 && sm.partial && sm.offsets[39] === 256 * 999 && sm.marks[40 * 256 - 1] === 2 && sm.bytes[5] === 5, 'analysis: byte map samples lines evenly, marks the end of the file');
 }
 
-const t0 = Date.now();
 testAnalysis();
 const server = await serveDemo();
 let browser;
@@ -137,6 +138,4 @@ try {
   await server.close();
   if (profile) check(!fs.existsSync(profile), 'cleanup: browser closed and its profile removed');
 }
-const failed = results.filter((r) => !r.ok);
-console.log(`\ndemo tests: ${results.length - failed.length} passed, ${failed.length} failed, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-process.exit(failed.length ? 1 : 0);
+finish();
