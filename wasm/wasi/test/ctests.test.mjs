@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { runners, wasiBuild, nativeBuild, testWasm, scratch, requireBuilt } from './lib.mjs';
+import { runners, wasiBuild, nativeBuild, testWasm, scratch, requireBuilt, haveWasmtime } from './lib.mjs';
 
 const ctest = (name) => join(wasiBuild, 'ctest', `${name}.wasm`);
 const STRESS_OPS = process.env.TEMPCRYPT_WASI_STRESS_OPS || '300000';
@@ -69,7 +69,7 @@ test('key hygiene in wasm', (t) => {
   expectPass(t, runC(ctest('keyhygiene'), []), 'keyhygiene');
 });
 
-for (const rt of ['node', 'jco']) {
+for (const rt of haveWasmtime() ? ['node', 'jco', 'wasmtime'] : ['node', 'jco']) {
   test(`no temp file key left in wasm linear memory after close (${rt})`, (t) => {
     const r = runC(testWasm('memscan'), [], rt);
     t.diagnostic(r.stdout.trim().split('\n').slice(1).join('; '));
