@@ -7,7 +7,10 @@
 # Debian wasm-opt on the result.
 
 WASI_CC      ?= clang-19
-WASI_AR      ?= llvm-ar-19
+# llvm-ar writes a wasm symbol index; GNU ar's archives (no index for wasm
+# objects) also link with wasm-ld 19.  llvm-19 is only a recommendation of
+# clang-19, so fall back to ar.
+WASI_AR      ?= $(or $(shell command -v llvm-ar-19 2>/dev/null),ar)
 WASI_TARGET  ?= wasm32-wasi
 WASI_SYSROOT ?= /usr
 WASI_OPT     ?= -O2
