@@ -3,6 +3,7 @@
 // under node:wasi, jco, and wasmtime when it is on PATH.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { runners, haveWasmtime, shellWasm, scratch, requireBuilt, wasiBuild, join } from './lib.mjs';
 
 const run0 = (rt) => runners[rt];
@@ -57,6 +58,8 @@ for (const rt of runtimes) {
           const r = run(shellWasm, ['test.db'], { cwd: s.dir, dirs: ['.'], env: { TMPDIR: '.' }, input: workload(ts) });
           assert.equal(r.code, 0, r.stderr);
           assert.doesNotMatch(r.stderr, /error/i);
+          // Temp files are deleted on close; the lock is released.
+          assert.deepEqual(readdirSync(s.dir), ['test.db']);
           out[ts] = r.stdout;
         } finally { s.cleanup(); }
       }
