@@ -77,3 +77,24 @@ test('strace: tempcrypt keeps the marker out of every byte written', (t) => {
   assert.ok(off.tempFiles >= 2, `temp files written: ${off.tempFiles}`);
   assert.ok(off.tempHits > 0, 'with tempcrypt off the marker must show up in the temp files');
 });
+
+// The layout with a host directory of its own for temp files, preopened as
+// the guest's /tmp and no TMPDIR: every temp file lands there, encrypted.
+test('strace: with --dir HOST::/tmp and no TMPDIR, temp files go to HOST', (t) => {
+  const marker = makeMarker();
+  const s = scratch('strace2');
+  try {
+    mkdirSync(join(s.dir, 'db'));
+    mkdirSync(join(s.dir, 'scratch'));
+    const tr = traceWrites(process.execPath,
+      [runMjs, '--dir=db::.', '--dir=scratch::/tmp', shellWasm, 'leak.db'],
+      { cwd: s.dir, input: workload(marker), traceFile: join(s.dir, 'strace.out') });
+    assert.equal(tr.code, 0, tr.stderr);
+    const temps = [...tr.files.keys()].filter((p) => /etilqs_/.test(p));
+    t.diagnostic(`temp files: ${temps.length}, all in scratch/: ${temps.every((p) => p.startsWith(join(s.dir, 'scratch') + '/'))}`);
+    assert.ok(temps.length >= 2, `temp files: ${temps.length}`);
+    for (const p of temps) assert.ok(p.startsWith(join(s.dir, 'scratch') + '/'), p);
+    const m = Buffer.from(marker);
+    for (const [p, bytes] of tr.files) assert.equal(countOccurrences(bytes, m), 0, p);
+  } finally { s.cleanup(); }
+});
