@@ -118,6 +118,13 @@ static void runWorkload(const ProofWorkload *w, int stride, Totals *pTot){
   aMax[PF_TRUNC_NTH] = cnt.nTrunc;
   aMax[PF_MALLOC_NTH] = cnt.nMalloc;
 
+  /* A broken build can loop through huge numbers of I/O calls: give up
+  ** on the workload rather than try every one of them. */
+  if( cnt.nWrite>20000 || cnt.nRead>20000 || cnt.nMalloc>200000 ){
+    CHECK(0, "%s: fault-free run made %lld writes, %lld reads, %lld mallocs: runaway",
+          w->zName, (long long)cnt.nWrite, (long long)cnt.nRead, (long long)cnt.nMalloc);
+    return;
+  }
   printf("%-18s writes %4lld reads %4lld truncates %3lld mallocs %6lld",
          w->zName, (long long)cnt.nWrite, (long long)cnt.nRead,
          (long long)cnt.nTrunc, (long long)cnt.nMalloc);

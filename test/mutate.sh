@@ -85,9 +85,9 @@ run_suite() {
   local caught="" e name cmd rc
   for e in "${SUITE[@]}"; do
     name=${e%%|*}; cmd=${e#*|}
-    (cd "$W/tmp" && PROOF_DIR=. timeout 300 $cmd >"../$name.log" 2>&1); rc=$?
+    (cd "$W/tmp" && PROOF_DIR=. timeout -s KILL 240 $cmd >"../$name.log" 2>&1); rc=$?
     if [ $rc -ne 0 ]; then
-      [ $rc -eq 124 ] && name="$name(timeout)"
+      { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } && name="$name(timeout)"
       caught="$caught $name"
       [ "$ALL" = 1 ] || break
     fi
