@@ -14,12 +14,15 @@ WASI_AR      ?= $(or $(shell command -v llvm-ar-19 2>/dev/null),ar)
 WASI_TARGET  ?= wasm32-wasi
 WASI_SYSROOT ?= /usr
 WASI_OPT     ?= -O2
+# 128-bit SIMD: ChaCha20's four-block vector path (wasmtime, Node and
+# browsers all have it).  WASI_SIMD= builds for runtimes without it.
+WASI_SIMD    ?= -msimd128
 WASI_NODE    ?= node
 WASI         := $(BUILD)/wasi
 WASI_JCO     := node_modules/@bytecodealliance/jco/dist/jco.js
 
 WASI_BASE_CFLAGS := --target=$(WASI_TARGET) --sysroot=$(WASI_SYSROOT)
-WASI_CFLAGS   = $(WASI_BASE_CFLAGS) $(WASI_OPT)
+WASI_CFLAGS   = $(WASI_BASE_CFLAGS) $(WASI_OPT) $(WASI_SIMD)
 WASI_LDFLAGS  = $(WASI_BASE_CFLAGS)
 
 # No threads under WASI preview1.  SQLite picks its WASI default VFS
@@ -40,11 +43,19 @@ WASI_TC_OBJS   := $(WASI)/chacha20.o $(WASI)/tempcrypt.o
 WASI_SHELL_OBJS := $(WASI)/shell.o $(WASI)/shell_init.o $(WASI)/shell_init_wasi.o \
     $(WASI)/compat.o $(WASI)/cabi_realloc.o
 
+# Objects depend on this stamp, rewritten whenever the flags change, so
+# that changing WASI_OPT, WASI_SIMD, SQLITE_DEFS... rebuilds them.
+WASI_STAMP := $(WASI)/flags.stamp
+WASI_STAMP_TEXT := $(WASI_CC) $(WASI_CFLAGS) $(WASI_SQLITE_DEFS) $(WASI_EMUL_DEFS) $(WARN)
+ifneq ($(WASI_STAMP_TEXT),$(shell cat $(WASI_STAMP) 2>/dev/null))
+  $(shell mkdir -p $(WASI) && echo '$(WASI_STAMP_TEXT)' > $(WASI_STAMP))
+endif
+
 .PHONY: wasi test-wasi wasi-tests
 wasi: $(WASI)/sqlite3.wasm $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a
 
 # ---------------------------------------------------------------- library
-$(WASI)/sqlite3.o: $(SQLITE_C)
+$(WASI)/sqlite3.o: $(SQLITE_C) $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_CFLAGS) $(WASI_SQLITE_DEFS) -c $< -o $@
 
@@ -53,7 +64,7 @@ $(WASI)/sqlite3.o: $(SQLITE_C)
 $(WASI)/libsqlite3.a: $(WASI)/sqlite3.o $(WASI)/sqlite3_mutex_noop.o
 	rm -f $@ && $(WASI_AR) rcs $@ $^
 
-$(WASI)/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h
+$(WASI)/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -c $< -o $@
 
@@ -61,12 +72,12 @@ $(WASI)/libtempcrypt.a: $(WASI_TC_OBJS)
 	rm -f $@ && $(WASI_AR) rcs $@ $^
 
 # ---------------------------------------------------------------- shell
-$(WASI)/shell.o: $(SQLITE_DIR)/shell.c wasm/wasi/compat.h
+$(WASI)/shell.o: $(SQLITE_DIR)/shell.c wasm/wasi/compat.h $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_CFLAGS) $(WASI_SQLITE_DEFS) $(WASI_EMUL_DEFS) $(WASI_SHELL_DEFS) \
 	    -include wasm/wasi/compat.h -I$(SQLITE_DIR) -c $< -o $@
 
-$(WASI)/%.o: wasm/wasi/%.c wasm/wasi/compat.h $(SQLITE_DIR)/sqlite3.h
+$(WASI)/%.o: wasm/wasi/%.c wasm/wasi/compat.h $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -Iwasm/wasi -c $< -o $@
 
@@ -76,7 +87,7 @@ $(WASI)/sqlite3.wasm: $(WASI_SHELL_OBJS) $(WASI)/libtempcrypt.a $(WASI)/libsqlit
 # ---------------------------------------------------------------- test builds
 # The same shell with tempcrypt's runtime switch starting off: the control
 # of the syscall-level leak proof (its temp files are plaintext).
-$(WASI)/disabled/tempcrypt.o: src/tempcrypt.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h
+$(WASI)/disabled/tempcrypt.o: src/tempcrypt.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_DEFAULT_ENABLED=0 \
 	    -I$(SQLITE_DIR) -Isrc -c $< -o $@
@@ -86,7 +97,7 @@ $(WASI)/sqlite3-disabled.wasm: $(WASI_SHELL_OBJS) $(WASI)/chacha20.o \
 	$(WASI_CC) $(WASI_LDFLAGS) -o $@ $^ $(WASI_EMUL_LIBS)
 
 # tempcrypt with its test hooks, for the test programs.
-$(WASI)/testing/tempcrypt.o: src/tempcrypt.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h
+$(WASI)/testing/tempcrypt.o: src/tempcrypt.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_TESTING \
 	    -I$(SQLITE_DIR) -Isrc -c $< -o $@
@@ -106,7 +117,7 @@ WASI_TEST_PROGS := $(patsubst test/wasi/%.c,$(WASI)/test/%.wasm,$(WASI_TEST_SRC)
 WASI_TEST_CFLAGS = $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_TESTING \
     -I$(SQLITE_DIR) -Isrc -Itest -Itest/wasi
 
-$(WASI)/test/%.o: test/wasi/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h
+$(WASI)/test/%.o: test/wasi/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_TEST_CFLAGS) -c $< -o $@
 
@@ -121,12 +132,13 @@ $(WASI)/test/%.wasm: $(WASI)/test/%.o $(WASI)/cabi_realloc.o \
 WASI_CTESTS := chacha20_test stress leakcheck difftest faulttest keyhygiene
 WASI_CTEST_PROGS := $(patsubst %,$(WASI)/ctest/%.wasm,$(WASI_CTESTS))
 
-$(WASI)/ctest/proof.o: test/proof.c test/proof.h $(TC_HDR) $(SQLITE_DIR)/sqlite3.h
+$(WASI)/ctest/proof.o: test/proof.c test/proof.h $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_TEST_CFLAGS) -c $< -o $@
 
 $(WASI)/ctest/chacha20_test.wasm $(WASI)/ctest/stress.wasm: $(WASI)/ctest/%.wasm: \
-    test/%.c test/testutil.h $(WASI)/cabi_realloc.o $(WASI)/testing/libtempcrypt.a $(WASI)/libsqlite3.a
+    test/%.c test/testutil.h $(WASI)/cabi_realloc.o $(WASI)/testing/libtempcrypt.a $(WASI)/libsqlite3.a \
+    $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_TEST_CFLAGS) -o $@ $< $(filter %.o %.a,$^)
 
@@ -142,10 +154,16 @@ $(NATIVE)/wasi-twin/chacha_twin: test/wasi/chacha_twin.c src/chacha20.c $(TC_HDR
 
 # The embedding example of docs/wasi.md, linked with the shipped libraries
 # only (no test hooks, no shell).
-$(WASI)/example.wasm: wasm/wasi/example.c $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a
-	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -o $@ $^
+$(WASI)/example.wasm: wasm/wasi/example.c $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a $(WASI_STAMP)
+	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -o $@ $(filter-out $(WASI_STAMP),$^)
 
-WASI_EXTRA_TESTS := $(WASI_CTEST_PROGS) $(NATIVE)/wasi-twin/chacha_twin $(WASI)/example.wasm
+# The wasm twin again with ChaCha20's scalar path (no vector code).
+$(WASI)/test/chacha_twin_scalar.wasm: test/wasi/chacha_twin.c src/chacha20.c $(TC_HDR) $(WASI_STAMP)
+	@mkdir -p $(@D)
+	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DTEMPCRYPT_NO_VECTOR -Isrc -o $@ $< src/chacha20.c
+
+WASI_EXTRA_TESTS := $(WASI_CTEST_PROGS) $(NATIVE)/wasi-twin/chacha_twin \
+    $(WASI)/test/chacha_twin_scalar.wasm $(WASI)/example.wasm
 
 wasi-tests: wasi $(WASI)/sqlite3-disabled.wasm $(WASI)/sqlite3.component.wasm \
     $(WASI_TEST_PROGS) $(WASI_EXTRA_TESTS)
