@@ -507,7 +507,12 @@ int main(int argc, char **argv){
   ckVfs.xCurrentTime = gMemBase->xCurrentTime;
   ckVfs.xGetLastError = gMemBase->xGetLastError;
   sqlite3_vfs_register(&ckVfs, 0);
+  CHECK(sqlite3_tempcrypt_register("no-such-vfs", 0)==SQLITE_ERROR, "register over an unknown VFS");
+  CHECK(sqlite3_vfs_find(SQLITE_TEMPCRYPT_VFS_NAME)==0, "nothing registered after the error");
   CHECK(sqlite3_tempcrypt_register("checkvfs", 0)==SQLITE_OK, "register over checkvfs");
+  CHECK(sqlite3_vfs_find(0)==gMemBase, "makeDefault=0 leaves the default alone");
+  CHECK(sqlite3_tempcrypt_set_enabled(0)==1, "enabled by default");
+  CHECK(sqlite3_tempcrypt_set_enabled(1)==0, "set_enabled returns the previous value");
   CHECK(sqlite3_tempcrypt_register("checkvfs", 0)==SQLITE_OK, "register again is harmless");
   CHECK(sqlite3_tempcrypt_register(gMemBase->zName, 0)==SQLITE_MISUSE,
         "register over a different base is refused");
