@@ -121,14 +121,15 @@ for i in "${!MUT[@]}"; do
     if [ -n "$res" ]; then nCaught=$((nCaught+1)); else res="NOT CAUGHT"; fi
   fi
   t1=$(date +%s)
-  rows+=("$(printf '%2d  %-42s %-40s %4ss' "$n" "$desc" "$res" "$((t1-t0))")")
+  rows+=("$(printf '%2d  %-44s %-40s %4ss' "$n" "$desc" "$res" "$((t1-t0))")")
   echo "${rows[-1]}"
 done
 rm -rf "$W/src"
 
 echo
-echo "Mutation check: bug -> test that caught it$([ "$ALL" = 1 ] && echo 's')"
-printf '%2s  %-42s %-40s %5s\n' "#" "bug" "caught by" "time"
+if [ "$ALL" = 1 ]; then echo "Mutation check: bug -> every test that caught it"
+else echo "Mutation check: bug -> first test that caught it (MUTATE_ALL=1: all)"; fi
+printf '%2s  %-44s %-40s %5s\n' "#" "bug" "caught by" "time"
 for r in "${rows[@]}"; do echo "$r"; done
 echo "mutations caught: $nCaught of $nTot"
 echo "$nCaught passed, $((nTot-nCaught)) failed"
