@@ -5,7 +5,7 @@
 #   make test-sanitize-asan  the same under ASan+UBSan+LSan              (CI)
 #   make test-sanitize-tsan  difftest/leakcheck with threads=4 under TSan (CI)
 #   make test-sanitize       both sanitizer runs
-#   make test-valgrind       the proof tests under valgrind memcheck
+#   make test-valgrind       the proof and core tests under valgrind memcheck
 #   make ctgrind             constant-time check under memcheck          (CI)
 #   make leak-report         just print the plaintext leak report
 #   make mutate              mutation check (slow, not in CI)
@@ -80,7 +80,11 @@ test-sanitize-tsan: $(PROOF)/tsan/difftest $(PROOF)/tsan/leakcheck
 test-sanitize: test-sanitize-asan test-sanitize-tsan
 
 PROOF_VG = $(VALGRIND) -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
-test-valgrind: $(addprefix $(PROOF)/plain/,$(PROOF_TESTS))
+# The core's own ChaCha20 and stress tests (mk/native.mk) come along.
+test-valgrind: $(addprefix $(PROOF)/plain/,$(PROOF_TESTS)) \
+               $(NATIVE)/test/chacha20_test $(NATIVE)/test/stress
+	$(PROOF_VG) $(NATIVE)/test/chacha20_test 300
+	$(PROOF_VG) $(NATIVE)/test/stress -n 30000 -s 1 -m all
 	$(PROOF_RUN) $(PROOF_VG) $(PROOF)/plain/leakcheck -q
 	$(PROOF_RUN) $(PROOF_VG) $(PROOF)/plain/difftest 400
 	$(PROOF_RUN) $(PROOF_VG) $(PROOF)/plain/faulttest -stride 7
