@@ -126,8 +126,8 @@ int main(int argc, char **argv){
       "CREATE INDEX tx ON t(b, a)",
       "VACUUM",
       "CREATE TEMP TABLE tt AS SELECT * FROM t",
-      "BEGIN; UPDATE u SET s=s||'x'; UPDATE u SET s = mk()||s, "
-        "k = CASE WHEN id=(SELECT max(id) FROM u) THEN 1 ELSE k END; COMMIT",
+      ("BEGIN; UPDATE u SET s=s||'x'; UPDATE u SET s = mk()||s, "
+       "k = CASE WHEN id=(SELECT max(id) FROM u) THEN 1 ELSE k END; COMMIT"),
     };
     int nFile; int64_t nByte;
     ProofRun allOk;
