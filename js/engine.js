@@ -4,6 +4,7 @@
 // by the main-thread API (./index.js).
 
 import createSqliteModule from './sqlite3.mjs';
+import { SqliteError } from './errors.js';
 
 const SQLITE_OK = 0, SQLITE_ROW = 100, SQLITE_DONE = 101;
 const OPEN_READWRITE = 0x2, OPEN_CREATE = 0x4, OPEN_EXRESCODE = 0x02000000;
@@ -16,15 +17,7 @@ export const STATS_FIELDS = ['nFileEncrypted', 'nFilePlain', 'nLogicalWrite', 'n
 
 const isNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
 
-// An SQLite error: code is the extended result code, message SQLite's text.
-export class SqliteError extends Error {
-  constructor(message, code) {
-    super(message);
-    this.name = 'SqliteError';
-    this.code = code;
-    this.primaryCode = code & 0xff;
-  }
-}
+export { SqliteError };
 
 let compiled = null;
 

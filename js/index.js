@@ -7,14 +7,9 @@
 //   const db = await open('app.db', { storage: 'opfs' });
 //   const rows = await db.query('SELECT ?1 AS x', [42]);
 
-export class SqliteError extends Error {
-  constructor(message, code) {
-    super(message);
-    this.name = 'SqliteError';
-    this.code = code;
-    this.primaryCode = code & 0xff;
-  }
-}
+import { SqliteError } from './errors.js';
+
+export { SqliteError };
 
 function toError(e) {
   if (e.name === 'SqliteError') return new SqliteError(e.message, e.code);

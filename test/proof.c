@@ -971,3 +971,18 @@ const ProofWorkload proof_workloads[] = {
     "SELECT id, length(v), substr(v, 3000, 40) FROM big ORDER BY id", 0 },
 };
 const int proof_nWorkload = (int)(sizeof(proof_workloads)/sizeof(proof_workloads[0]));
+
+void proof_check_below(const char *zProg, int bLayout){
+  int64_t nBad = 0, nChk = proof_counter_checks(&nBad);
+  printf("%s: %lld block counters checked below tempcrypt, %lld stale\n",
+         zProg, (long long)nChk, (long long)nBad);
+  CHECK(nChk>0 && nBad==0, "block counters: %lld of %lld stale (reused or going backwards)",
+        (long long)nBad, (long long)nChk);
+  if( !bLayout ) return;
+  nBad = 0;
+  nChk = proof_layout_checks(&nBad);
+  printf("%s: %lld block writes decrypted with the reference ChaCha20, %lld not matching SQLite's plaintext\n",
+         zProg, (long long)nChk, (long long)nBad);
+  CHECK(nChk>0 && nBad==0, "on-disk layout: %lld of %lld block writes wrong",
+        (long long)nBad, (long long)nChk);
+}

@@ -78,6 +78,11 @@ int64_t proof_counter_checks(int64_t *pnBad);
 extern int proof_verify_layout;
 int64_t proof_layout_checks(int64_t *pnBad);
 
+/* Print and CHECK what the spy verified below tempcrypt: every block
+** counter fresh, and (if bLayout) every block write decrypting to the
+** plaintext SQLite wrote. */
+void proof_check_below(const char *zProg, int bLayout);
+
 /* ------------------------------------------------------------ allocator */
 /* Quarantine: freed blocks are kept (contents intact) so that a scan can
 ** look for secrets left behind in freed memory. */
