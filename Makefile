@@ -76,7 +76,11 @@ distclean: clean
 deps:
 	scripts/install-deps.sh
 
-# Each mk/*.mk adds its test targets to TEST_TARGETS.
+# Each mk/*.mk adds its test targets to TEST_TARGETS.  `make test`
+# installs what is missing first, then runs them all (test-all skips that).
 TEST_TARGETS :=
 -include $(sort $(wildcard mk/*.mk))
-test: $(TEST_TARGETS)
+.PHONY: test-all
+test: deps
+	$(MAKE) test-all
+test-all: $(TEST_TARGETS)
