@@ -118,6 +118,22 @@ async function testNode() {
   table[3] = ['SQLITE_NOMEM', 999];
   try { eng.bridge.checkCodes(eng.M._tc_code_count(), (i) => eng.M._tc_codes(i)); lockErr = null; } catch (e) { lockErr = e; }
   check(lockErr && /SQLITE_NOMEM differs/.test(lockErr.message), 'node: a result-code mismatch is caught at start-up', lockErr && lockErr.message);
+  // The VFS claims no SEQUENTIAL/SAFE_APPEND: a commit syncs the journal
+  // before it overwrites database pages.
+  const events = [];
+  class SyncSpy extends MemoryBackend {
+    xSync(f) { events.push(`sync ${f.name}`); }
+    xWrite(f, buf, off) { events.push(`write ${f.name}`); return super.xWrite(f, buf, off); }
+  }
+  const seng = await createEngine(new SyncSpy());
+  const sdb = seng.open('sync.db');
+  sdb.exec('PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL; CREATE TABLE t(x); INSERT INTO t VALUES (1)');
+  events.length = 0;
+  sdb.exec('UPDATE t SET x = 2');
+  sdb.close();
+  const jSync = events.indexOf('sync /sync.db-journal');
+  const dbWrite = events.indexOf('write /sync.db');
+  check(jSync >= 0 && dbWrite > jSync, 'node: a commit syncs the journal before writing the database', events.join(', '));
   let opfsErr;
   try { await open('x.db', { storage: 'opfs' }); } catch (e) { opfsErr = e; }
   check(opfsErr && /OPFS/.test(opfsErr.message), 'node: storage opfs rejected with a clear message', opfsErr && opfsErr.message);

@@ -154,10 +154,12 @@ static int opfsSectorSize(sqlite3_file *pFile){
   return 4096;
 }
 
+/* No SEQUENTIAL or SAFE_APPEND: OPFS orders writes across files only
+** through flush() (xSync), so SQLite must sync the journal before it
+** overwrites database pages.  Same as SQLite's own opfs-sahpool VFS. */
 static int opfsDeviceCharacteristics(sqlite3_file *pFile){
   (void)pFile;
-  return SQLITE_IOCAP_UNDELETABLE_WHEN_OPEN | SQLITE_IOCAP_SAFE_APPEND
-       | SQLITE_IOCAP_SEQUENTIAL | SQLITE_IOCAP_POWERSAFE_OVERWRITE;
+  return SQLITE_IOCAP_UNDELETABLE_WHEN_OPEN;
 }
 
 static const sqlite3_io_methods opfsIoMethods = {
