@@ -134,6 +134,21 @@ async function testNode() {
   const jSync = events.indexOf('sync /sync.db-journal');
   const dbWrite = events.indexOf('write /sync.db');
   check(jSync >= 0 && dbWrite > jSync, 'node: a commit syncs the journal before writing the database', events.join(', '));
+  // A short read is zero-filled and reported as such even when the
+  // observer grows wasm memory (which detaches the read buffer's view).
+  const rback = new MemoryBackend();
+  const reng = await createEngine(rback);
+  const rdb = reng.open('short.db');
+  rdb.exec('PRAGMA page_size=4096; CREATE TABLE t(x); INSERT INTO t VALUES (1)');
+  rdb.close();
+  rback.files.get('/short.db').size = 4096 + 100;
+  let shortReads = 0;
+  reng.setObserver((ev) => {
+    if (ev.op === 'read' && ev.got < ev.length) { shortReads++; const p = reng.M._malloc(reng.M.HEAPU8.length); reng.M._free(p); }
+  });
+  let shortRes;
+  try { const d = reng.open('short.db'); shortRes = d.query('SELECT count(*) AS n FROM t')[0].n; d.close(); } catch (e) { shortRes = `${e.code}: ${e.message}`; }
+  check(shortReads >= 1 && shortRes === 1, 'node: a short read survives an observer that grows memory', `${shortReads} short reads; ${shortRes}`);
   let opfsErr;
   try { await open('x.db', { storage: 'opfs' }); } catch (e) { opfsErr = e; }
   check(opfsErr && /OPFS/.test(opfsErr.message), 'node: storage opfs rejected with a clear message', opfsErr && opfsErr.message);

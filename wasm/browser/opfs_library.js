@@ -113,16 +113,19 @@ mergeInto(LibraryManager.library, {
     try {
       var buf = HEAPU8.subarray(pBuf, pBuf + iAmt);
       var n = OPFS.backend.xRead(f.handle, buf, iOfst);
+      // Zero the tail and pick the result before the observer runs: one
+      // that grows memory detaches buf.
+      var rc = 0;
+      if (n < iAmt) {
+        buf.fill(0, n);
+        rc = OPFS.rc.SQLITE_IOERR_SHORT_READ;
+      }
       if (OPFS.observer) {
         var ev = OPFS.event('read', f, fileId);
         ev.offset = iOfst; ev.length = iAmt; ev.got = n;
         OPFS.notify(ev);
       }
-      if (n < iAmt) {
-        buf.fill(0, n);
-        return OPFS.rc.SQLITE_IOERR_SHORT_READ;
-      }
-      return 0;
+      return rc;
     } catch (e) {
       return OPFS.fail(e, OPFS.rc.SQLITE_IOERR_READ);
     }
