@@ -78,6 +78,7 @@ export class OpfsPool {
     this.free = [];              // slots holding nothing
     this.wipedAtOpen = [];       // { file, path, flags, size } wiped by open
     this.nextTemp = 0;
+    this.reserveError = null;    // why the last reserve() failed, if it did
     this.headerBuf = new Uint8Array(HEADER_SIZE);
   }
 
@@ -146,8 +147,20 @@ export class OpfsPool {
     this.free.push(slot);
   }
 
-  // Create pool files until at least minFree (or `want`) are free.
+  // Create pool files until at least minFree (or `want`) are free.  A
+  // failure is kept (reserveError) so that an open finding no free file
+  // can say why (a quota error becomes SQLITE_FULL there).
   async reserve(want = this.minFree) {
+    try {
+      await this.grow(want);
+      this.reserveError = null;
+    } catch (e) {
+      this.reserveError = e;
+      throw e;
+    }
+  }
+
+  async grow(want) {
     while (this.free.length < want && !this.closed) {
       const fname = 'slot-' + Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, '0')).join('');
       const fh = await this.dir.getFileHandle(fname, { create: true });
@@ -168,6 +181,11 @@ export class OpfsPool {
       if (name !== null && !(flags & OPEN_CREATE)) throw sqliteError(14, `no such file in the OPFS pool: ${name}`);
       slot = this.free.pop();
       if (!slot) {
+        const cause = this.reserveError;
+        if (cause) {
+          const quota = cause.name === 'QuotaExceededError';
+          throw Object.assign(sqliteError(quota ? 13 : 14, `the OPFS pool "${this.name}" has no free file (all ${this.slots.length} in use) because creating more failed: ${cause.name}: ${cause.message}`), { cause });
+        }
         throw sqliteError(14, `the OPFS pool "${this.name}" has no free file (all ${this.slots.length} in use); open it with a larger minFree or await reserve(n) first`);
       }
       slot.gen++;

@@ -89,6 +89,8 @@ export class SyncDatabase {
   reserve(n) { return this.backend.reserve(n); }
   topUp() {
     if (this.db.db && this.backend.free && this.backend.free.length < this.backend.minFree) {
+      // The pool keeps a failure (reserveError) and reports it when an open
+      // finds no free file; nothing to do with it here.
       this.pending = this.backend.reserve().catch(() => {});
     }
   }

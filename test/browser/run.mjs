@@ -149,6 +149,15 @@ async function testNode() {
   let shortRes;
   try { const d = reng.open('short.db'); shortRes = d.query('SELECT count(*) AS n FROM t')[0].n; d.close(); } catch (e) { shortRes = `${e.code}: ${e.message}`; }
   check(shortReads >= 1 && shortRes === 1, 'node: a short read survives an observer that grows memory', `${shortReads} short reads; ${shortRes}`);
+  // A pool that could not grow says why when it runs out of files.
+  const { OpfsPool } = await import(path.join(ROOT, 'dist/opfs-pool.js'));
+  const quota = new DOMException('quota test', 'QuotaExceededError');
+  const qpool = new OpfsPool('q', { getFileHandle: async () => { throw quota; } }, 1);
+  await qpool.reserve().catch(() => {});
+  let qErr;
+  try { qpool.xOpen(null, 0x200); } catch (e) { qErr = e; }
+  check(qErr && qErr.sqliteCode === 13 && /QuotaExceededError: quota test/.test(qErr.message) && qErr.cause === quota,
+    'node: pool out of files after a quota error reports SQLITE_FULL with the cause', qErr && `${qErr.sqliteCode}: ${qErr.message}`);
   let opfsErr;
   try { await open('x.db', { storage: 'opfs' }); } catch (e) { opfsErr = e; }
   check(opfsErr && /OPFS/.test(opfsErr.message), 'node: storage opfs rejected with a clear message', opfsErr && opfsErr.message);
