@@ -7,8 +7,10 @@
 // it holds (path, open flags, checksum); the file's bytes follow.  A pool
 // file that held a temporary file (no name, or deleted on close) is wiped
 // when the pool opens, so leftovers of a crashed tab do not stay on disk.
-// Access handles are exclusive: a second tab opening the same pool gets a
-// SQLITE_BUSY error that says why.
+// A pool is held by one tab or worker at a time: it takes the Web Lock
+// 'sqlite-tempcrypt:<pool name>' at open (without waiting) and keeps it
+// until close(); a second tab opening the same pool gets a SQLITE_BUSY
+// error that says why.  (Access handles are exclusive too.)
 
 export const HEADER_SIZE = 4096;
 const MAGIC = 0x31504354;          // 'TCP1' little-endian
@@ -41,18 +43,50 @@ export function opfsAvailable() {
     typeof FileSystemSyncAccessHandle !== 'undefined';
 }
 
+export const LOCK_PREFIX = 'sqlite-tempcrypt:';
+
+// Take the Web Lock LOCK_PREFIX + name without waiting; resolves to the
+// function that releases it, or rejects with SQLITE_BUSY when another tab or
+// worker holds it.
+function lockPool(name) {
+  const lockName = LOCK_PREFIX + name;
+  if (!navigator.locks?.request) {
+    return Promise.reject(sqliteError(14, 'the Web Locks API (navigator.locks) is not available here; the OPFS pool needs it'));
+  }
+  return new Promise((resolve, reject) => {
+    navigator.locks.request(lockName, { ifAvailable: true }, (lock) => {
+      if (!lock) {
+        reject(sqliteError(5, `database pool "${name}" is in use by another tab or worker (it holds the Web Lock "${lockName}")`));
+        return undefined;
+      }
+      return new Promise((release) => resolve(() => release()));
+    }).catch(reject);
+  });
+}
+
 export class OpfsPool {
   // Open (creating if needed) the pool in directory POOL_ROOT/<name>.
   static async open(name, { minFree = 16 } = {}) {
     if (!opfsAvailable()) {
       throw sqliteError(14, 'OPFS with FileSystemSyncAccessHandle is not available here (it needs a dedicated Worker in a browser that supports OPFS)');
     }
-    const root = await navigator.storage.getDirectory();
-    const top = await root.getDirectoryHandle(POOL_ROOT, { create: true });
-    const dir = await top.getDirectoryHandle(name, { create: true });
-    const pool = new OpfsPool(name, dir, minFree);
+    // The pool's Web Lock, held until close(): two tabs opening a new
+    // (empty) pool at once would otherwise both succeed, as neither finds
+    // a file the other holds.
+    const unlock = await lockPool(name);
+    let pool;
     try {
-      for await (const [fname, handle] of dir.entries()) {
+      const root = await navigator.storage.getDirectory();
+      const top = await root.getDirectoryHandle(POOL_ROOT, { create: true });
+      const dir = await top.getDirectoryHandle(name, { create: true });
+      pool = new OpfsPool(name, dir, minFree);
+    } catch (e) {
+      unlock();
+      throw e;
+    }
+    pool.unlock = unlock;
+    try {
+      for await (const [fname, handle] of pool.dir.entries()) {
         if (handle.kind !== 'file') continue;
         const ah = await handle.createSyncAccessHandle();
         pool.adopt(fname, ah);
@@ -117,6 +151,10 @@ export class OpfsPool {
     const hdr = this.readHeader(slot);
     const size = ah.getSize();
     if (hdr && !isTempSlot(hdr.flags)) {
+      const other = this.byPath.get(hdr.path);
+      if (other) {
+        throw sqliteError(11, `OPFS pool "${this.name}" is corrupt: files ${other.fname} and ${fname} both hold ${hdr.path}`);
+      }
       slot.path = hdr.path;
       slot.flags = hdr.flags;
       this.byPath.set(slot.path, slot);
@@ -261,6 +299,7 @@ export class OpfsPool {
     this.slots = [];
     this.free = [];
     this.byPath.clear();
+    if (this.unlock) { this.unlock(); this.unlock = null; }
   }
 }
 

@@ -225,6 +225,16 @@ async function testApi(base) {
       return { n, ic };
     });
     check(third.n >= 1 && third.ic === 'ok', 'second tab: opens once the first closed', JSON.stringify(third));
+    // Two tabs opening a new pool at the same moment: one wins, the other
+    // gets SQLITE_BUSY (the pool's Web Lock).
+    const race = await Promise.all([page, pageB].map((p) => p.evaluate(async () => {
+      const { open } = await import('/dist/index.js');
+      try { window.dbR = await open('race.db'); return { opened: true }; }
+      catch (e) { return { opened: false, code: e.code, message: e.message }; }
+    })));
+    check(race.filter((r) => r.opened).length === 1 && race.some((r) => !r.opened && r.code === 5 && /another tab/.test(r.message)),
+      'two tabs opening a new pool at once: one opens, the other gets SQLITE_BUSY', JSON.stringify(race));
+    await Promise.all([page, pageB].map((p) => p.evaluate(() => window.dbR && window.dbR.close())));
     await pageB.close();
 
     // Full quota: SQLITE_FULL, and the database stays intact and usable.
