@@ -4,6 +4,7 @@
 ** to one Worker (OPFS access handles are exclusive), so the only other
 ** connections that can touch a file live in this same wasm instance.
 */
+#include <stdlib.h>
 #include <string.h>
 #include "opfs_vfs.h"
 
@@ -216,9 +217,11 @@ static int opfsFullPathname(sqlite3_vfs *pVfs, const char *zName, int nOut, char
   return SQLITE_OK;
 }
 
+/* SQLite's PRNG seed.  Without crypto.getRandomValues() there is no seed
+** worth having: stop (the wasm instance traps) rather than seed with zeros. */
 static int opfsRandomness(sqlite3_vfs *pVfs, int nByte, char *zOut){
   (void)pVfs;
-  if( opfs_js_random(zOut, nByte)!=0 ) memset(zOut, 0, nByte);
+  if( opfs_js_random(zOut, nByte)!=0 ) abort();
   return nByte;
 }
 
