@@ -14,7 +14,9 @@
 
 export const HEADER_SIZE = 4096;
 const MAGIC = 0x31504354;          // 'TCP1' little-endian
-const PATH_MAX = 512;
+// A path's room in the header (after magic, flags, length, checksum).  The
+// VFS's mxPathname (opfs_vfs.c) stays well under it, suffixes included.
+const PATH_MAX = HEADER_SIZE - 16;
 const OPEN_CREATE = 0x4, OPEN_DELETEONCLOSE = 0x8, OPEN_MAIN_DB = 0x100,
   OPEN_MAIN_JOURNAL = 0x800, OPEN_SUPER_JOURNAL = 0x4000, OPEN_WAL = 0x80000;
 const PERSISTENT = OPEN_MAIN_DB | OPEN_MAIN_JOURNAL | OPEN_SUPER_JOURNAL | OPEN_WAL;
@@ -217,6 +219,8 @@ export class OpfsPool {
     let slot = name !== null ? this.byPath.get(name) : undefined;
     if (!slot) {
       if (name !== null && !(flags & OPEN_CREATE)) throw sqliteError(14, `no such file in the OPFS pool: ${name}`);
+      const path = name !== null ? name : `/tmp/${this.nextTemp + 1}`;
+      if (encoder.encode(path).length > PATH_MAX) throw sqliteError(14, `file name too long for the OPFS pool: ${path}`);
       slot = this.free.pop();
       if (!slot) {
         const cause = this.reserveError;
@@ -227,13 +231,20 @@ export class OpfsPool {
         throw sqliteError(14, `the OPFS pool "${this.name}" has no free file (all ${this.slots.length} in use); open it with a larger minFree or await reserve(n) first`);
       }
       slot.gen++;
-      slot.path = name !== null ? name : `/tmp/${++this.nextTemp}`;
+      slot.path = path;
       slot.flags = flags;
-      this.writeHeader(slot, slot.path, flags);
-      if (name !== null) {
-        slot.ah.flush();
-        this.byPath.set(name, slot);
+      try {
+        this.writeHeader(slot, slot.path, flags);
+        if (name !== null) slot.ah.flush();
+      } catch (e) {
+        // The slot stays free (a torn header reads as free at next open).
+        slot.path = null;
+        slot.flags = 0;
+        this.free.push(slot);
+        throw e;
       }
+      if (name === null) this.nextTemp++;
+      else this.byPath.set(name, slot);
     }
     return { slot, gen: slot.gen, name: slot.path, flags, temp: name === null };
   }

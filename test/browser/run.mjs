@@ -158,6 +158,12 @@ async function testNode() {
   try { qpool.xOpen(null, 0x200); } catch (e) { qErr = e; }
   check(qErr && qErr.sqliteCode === 13 && /QuotaExceededError: quota test/.test(qErr.message) && qErr.cause === quota,
     'node: pool out of files after a quota error reports SQLITE_FULL with the cause', qErr && `${qErr.sqliteCode}: ${qErr.message}`);
+  // A name too long for the pool header does not use up a free file.
+  const lpool = new OpfsPool('l', null, 1);
+  lpool.free.push({ fname: 'f', path: null, flags: 0, gen: 0, ah: { write: (b) => b.length, flush() {}, truncate() {} } });
+  let lErr;
+  try { lpool.xOpen('/' + 'x'.repeat(5000), 0x104); } catch (e) { lErr = e; }
+  check(lErr && lErr.sqliteCode === 14 && /too long/.test(lErr.message) && lpool.free.length === 1, 'node: a too-long name leaves the pool\'s free files alone', lErr && `${lErr.message.slice(0, 60)}; ${lpool.free.length} free`);
   let opfsErr;
   try { await open('x.db', { storage: 'opfs' }); } catch (e) { opfsErr = e; }
   check(opfsErr && /OPFS/.test(opfsErr.message), 'node: storage opfs rejected with a clear message', opfsErr && opfsErr.message);

@@ -209,6 +209,8 @@ static int opfsAccess(sqlite3_vfs *pVfs, const char *zName, int flags, int *pRes
 
 static int opfsFullPathname(sqlite3_vfs *pVfs, const char *zName, int nOut, char *zOut){
   (void)pVfs;
+  /* Never truncate a name into another file's name. */
+  if( (int)strlen(zName) + (zName[0]!='/') >= nOut ) return SQLITE_CANTOPEN;
   if( zName[0]=='/' ){
     sqlite3_snprintf(nOut, zOut, "%s", zName);
   }else{
@@ -249,8 +251,13 @@ static int opfsGetLastError(sqlite3_vfs *pVfs, int nBuf, char *zBuf){
   return opfs_js_last_error(zBuf, nBuf);
 }
 
+/* mxPathname: a full path plus SQLite's suffixes (-journal, -wal,
+** -mjXXXXXX9XX) must fit the 4080 bytes the OPFS pool's file header has
+** for it (PATH_MAX in js/opfs-pool.js). */
+#define OPFS_MAX_PATHNAME 1024
+
 static sqlite3_vfs opfsVfs = {
-  2, sizeof(OpfsFile), 512, 0, OPFS_VFS_NAME, 0,
+  2, sizeof(OpfsFile), OPFS_MAX_PATHNAME, 0, OPFS_VFS_NAME, 0,
   opfsOpen, opfsDelete, opfsAccess, opfsFullPathname,
   0, 0, 0, 0,
   opfsRandomness, opfsSleep, opfsCurrentTime, opfsGetLastError,
