@@ -255,25 +255,32 @@ export class OpfsPool {
     if ((h.flags & OPEN_DELETEONCLOSE || h.temp) && h.slot.gen === h.gen) this.release(h.slot);
   }
 
+  // The access handle of an open file, unless the file was deleted while
+  // open (its pool file may hold another file by now).
+  live(h) {
+    if (h.slot.gen !== h.gen) throw sqliteError(10, `${h.name} was deleted while open; its OPFS pool file is no longer its own`);
+    return h.slot.ah;
+  }
+
   xRead(h, buf, offset) {
-    return h.slot.ah.read(buf, { at: HEADER_SIZE + offset });
+    return this.live(h).read(buf, { at: HEADER_SIZE + offset });
   }
 
   xWrite(h, buf, offset) {
-    const n = h.slot.ah.write(buf, { at: HEADER_SIZE + offset });
+    const n = this.live(h).write(buf, { at: HEADER_SIZE + offset });
     if (n !== buf.length) throw sqliteError(778, `short write to ${h.name}: ${n} of ${buf.length} bytes`);
   }
 
   xTruncate(h, size) {
-    h.slot.ah.truncate(HEADER_SIZE + size);
+    this.live(h).truncate(HEADER_SIZE + size);
   }
 
   xSync(h) {
-    h.slot.ah.flush();
+    this.live(h).flush();
   }
 
   xSize(h) {
-    return h.slot.ah.getSize() - HEADER_SIZE;
+    return this.live(h).getSize() - HEADER_SIZE;
   }
 
   xDelete(name) {

@@ -164,6 +164,20 @@ async function testNode() {
   let lErr;
   try { lpool.xOpen('/' + 'x'.repeat(5000), 0x104); } catch (e) { lErr = e; }
   check(lErr && lErr.sqliteCode === 14 && /too long/.test(lErr.message) && lpool.free.length === 1, 'node: a too-long name leaves the pool\'s free files alone', lErr && `${lErr.message.slice(0, 60)}; ${lpool.free.length} free`);
+  // A handle whose file was deleted while open cannot touch the pool file,
+  // which may hold another file by now.
+  const written = [];
+  const spool = new OpfsPool('s', null, 1);
+  spool.free.push({ fname: 'f', path: null, flags: 0, gen: 0, ah: { write: (b, o) => { written.push(o.at); return b.length; }, read: () => 0, flush() {}, truncate() {} } });
+  const stale = spool.xOpen('/a.db', 0x106);
+  spool.xDelete('/a.db');
+  spool.xOpen('/b.db', 0x106);
+  written.length = 0;
+  const staleErrs = [];
+  for (const op of [() => spool.xWrite(stale, new Uint8Array(4), 0), () => spool.xRead(stale, new Uint8Array(4), 0), () => spool.xTruncate(stale, 0)]) {
+    try { op(); } catch (e) { staleErrs.push(e.sqliteCode); }
+  }
+  check(staleErrs.join() === '10,10,10' && written.length === 0, 'node: a stale handle gets SQLITE_IOERR and writes nothing', `${staleErrs}; ${written.length} writes`);
   let opfsErr;
   try { await open('x.db', { storage: 'opfs' }); } catch (e) { opfsErr = e; }
   check(opfsErr && /OPFS/.test(opfsErr.message), 'node: storage opfs rejected with a clear message', opfsErr && opfsErr.message);
