@@ -74,12 +74,18 @@ export class Engine {
     this.bridge = M.opfs;
   }
 
+  // malloc(n), or SQLITE_NOMEM.
+  malloc(n) {
+    const p = this.M._malloc(n);
+    if (!p) throw new SqliteError('out of memory', 7);
+    return p;
+  }
+
   // Allocate a NUL-terminated UTF-8 copy of s; returns [ptr, nBytes].
   cstr(s) {
     const M = this.M;
     const n = M.lengthBytesUTF8(s);
-    const p = M._malloc(n + 1);
-    if (!p) throw new SqliteError('out of memory', 7);
+    const p = this.malloc(n + 1);
     M.stringToUTF8(s, p, n + 1);
     return [p, n];
   }
@@ -89,7 +95,8 @@ export class Engine {
 
   tempcryptStats(reset = false) {
     const M = this.M;
-    const p = M._malloc(8 * 9);
+    this.bridge.lastError = null;
+    const p = this.malloc(8 * 9);
     try {
       M._tc_stats(p, reset ? 1 : 0);
       const a = new Float64Array(M.HEAPU8.buffer, p, 9);
@@ -102,15 +109,17 @@ export class Engine {
   }
 
   tempcryptSetEnabled(on) {
+    this.bridge.lastError = null;
     return this.M._sqlite3_tempcrypt_set_enabled(on ? 1 : 0) !== 0;
   }
 
   open(name) {
     const M = this.M;
+    this.bridge.lastError = null;
     const [zName] = this.cstr(name);
-    const pDb = M._malloc(4);
+    let pDb;
+    try { pDb = this.malloc(4); } catch (e) { M._free(zName); throw e; }
     try {
-      this.bridge.lastError = null;
       const rc = M._sqlite3_open_v2(zName, pDb, OPEN_READWRITE | OPEN_CREATE | OPEN_EXRESCODE, 0);
       const db = M.HEAP32 ? M.HEAP32[pDb >> 2] : new Int32Array(M.HEAPU8.buffer, pDb, 1)[0];
       if (rc !== SQLITE_OK) {
@@ -167,8 +176,10 @@ export class Database {
   forEachStatement(sql, onStmt) {
     this.assertOpen();
     const M = this.M;
+    this.engine.bridge.lastError = null;
     const [zSql, n] = this.engine.cstr(sql);
-    const pp = M._malloc(8);
+    let pp;
+    try { pp = this.engine.malloc(8); } catch (e) { M._free(zSql); throw e; }
     let result;
     try {
       let cur = zSql;
@@ -234,7 +245,7 @@ export class Database {
       try { rc = M._sqlite3_bind_text(stmt, i, p, n, SQLITE_TRANSIENT); } finally { M._free(p); }
     } else if (v instanceof Uint8Array || v instanceof ArrayBuffer || ArrayBuffer.isView(v)) {
       const bytes = v instanceof Uint8Array ? v : v instanceof ArrayBuffer ? new Uint8Array(v) : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-      const p = M._malloc(Math.max(1, bytes.length));
+      const p = this.engine.malloc(Math.max(1, bytes.length));
       try {
         M.HEAPU8.set(bytes, p);
         rc = M._sqlite3_bind_blob(stmt, i, p, bytes.length, SQLITE_TRANSIENT);
@@ -314,8 +325,10 @@ export class Database {
   export() {
     this.assertOpen();
     const M = this.M;
+    this.engine.bridge.lastError = null;
     const [zMain] = this.engine.cstr('main');
-    const pSize = M._malloc(8);
+    let pSize;
+    try { pSize = this.engine.malloc(8); } catch (e) { M._free(zMain); throw e; }
     try {
       const p = M._sqlite3_serialize(this.db, zMain, pSize, 0);
       if (!p) throw this.engine.error(this.db, 7);
@@ -335,6 +348,7 @@ export class Database {
 
   close() {
     if (!this.db) return;
+    this.engine.bridge.lastError = null;
     const rc = this.M._sqlite3_close_v2(this.db);
     if (rc !== SQLITE_OK) throw this.engine.error(this.db, rc);
     this.db = 0;

@@ -178,6 +178,18 @@ async function testNode() {
     try { op(); } catch (e) { staleErrs.push(e.sqliteCode); }
   }
   check(staleErrs.join() === '10,10,10' && written.length === 0, 'node: a stale handle gets SQLITE_IOERR and writes nothing', `${staleErrs}; ${written.length} writes`);
+  // malloc failing in the engine is SQLITE_NOMEM, not a write to address 0.
+  const meng = await createEngine(new MemoryBackend());
+  const mdb = meng.open('nomem.db');
+  const realMalloc = meng.M._malloc;
+  meng.M._malloc = () => 0;
+  const nomem = [];
+  for (const op of [() => meng.tempcryptStats(), () => mdb.run('SELECT ?', [new Uint8Array(8)]), () => mdb.export()]) {
+    try { op(); nomem.push('ok'); } catch (e) { nomem.push(e.code); }
+  }
+  meng.M._malloc = realMalloc;
+  mdb.close();
+  check(nomem.join() === '7,7,7', 'node: a failed malloc in the engine is SQLITE_NOMEM', nomem.join());
   let opfsErr;
   try { await open('x.db', { storage: 'opfs' }); } catch (e) { opfsErr = e; }
   check(opfsErr && /OPFS/.test(opfsErr.message), 'node: storage opfs rejected with a clear message', opfsErr && opfsErr.message);
