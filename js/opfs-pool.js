@@ -116,6 +116,7 @@ export class OpfsPool {
     this.nextTemp = 0;
     this.reserveError = null;    // why the last reserve() failed, if it did
     this.headerBuf = new Uint8Array(HEADER_SIZE);
+    this.at = { at: 0 };         // reused { at } of xRead/xWrite
   }
 
   readHeader(slot) {
@@ -262,12 +263,17 @@ export class OpfsPool {
     return h.slot.ah;
   }
 
+  // One options object for every read and write (the hot path).
   xRead(h, buf, offset) {
-    return this.live(h).read(buf, { at: HEADER_SIZE + offset });
+    const ah = this.live(h);
+    this.at.at = HEADER_SIZE + offset;
+    return ah.read(buf, this.at);
   }
 
   xWrite(h, buf, offset) {
-    const n = this.live(h).write(buf, { at: HEADER_SIZE + offset });
+    const ah = this.live(h);
+    this.at.at = HEADER_SIZE + offset;
+    const n = ah.write(buf, this.at);
     if (n !== buf.length) throw sqliteError(778, `short write to ${h.name}: ${n} of ${buf.length} bytes`);
   }
 
