@@ -171,8 +171,9 @@ export class Database {
     if (!this.db) throw new SqliteError('database is closed', 21);
   }
 
-  // Run each statement of sql in turn; call onStmt(stmt) for each, or step
-  // it to the end.  Returns what the last onStmt returned.
+  // Run each statement of sql in turn; call onStmt(stmt, isLast) for each
+  // (isLast() says whether only blanks follow).  Returns what the last
+  // onStmt returned.
   forEachStatement(sql, onStmt) {
     this.assertOpen();
     const M = this.M;
@@ -193,7 +194,10 @@ export class Database {
         this.check(rc);
         if (!stmt) continue;   // whitespace or comment
         try {
-          result = onStmt(stmt, cur >= end || /^\s*;?\s*$/.test(M.UTF8ToString(cur)));
+          // Whether nothing but blanks and a ';' follow: computed only
+          // when asked (query/run), not after every statement of exec().
+          const rest = cur;
+          result = onStmt(stmt, () => rest >= end || /^\s*;?\s*$/.test(M.UTF8ToString(rest, end - rest)));
         } finally {
           M._sqlite3_finalize(stmt);
         }
@@ -307,7 +311,7 @@ export class Database {
   query(sql, params) {
     let count = 0;
     return this.forEachStatement(sql, (stmt, last) => {
-      if (++count > 1 || !last) throw new SqliteError('query() and run() take exactly one statement (use exec() for several)', 21);
+      if (++count > 1 || !last()) throw new SqliteError('query() and run() take exactly one statement (use exec() for several)', 21);
       this.bind(stmt, params);
       return this.stepAll(stmt, true);
     });
