@@ -48,29 +48,14 @@ class WorkerClient {
   terminate() { this.worker.terminate(); }
 }
 
-// In-process stand-in for the Worker (Node, or { worker: false }).
+// In-process stand-in for the Worker (Node, or { worker: false }): the same
+// dispatcher as the Worker's (./methods.js), loaded on first use.
 class LocalClient {
-  constructor() { this.db = null; }
+  constructor() { this.dispatcher = null; }
   async call(method, ...args) {
     try {
-      if (method === 'open') {
-        const { open } = await import('./worker.js');
-        this.db = await open(...args);
-        return { storage: this.db.storage };
-      }
-      const db = this.db;
-      if (!db) throw new SqliteError('database is closed', 21);
-      switch (method) {
-        case 'exec': return db.exec(args[0]);
-        case 'query': return db.query(args[0], args[1]);
-        case 'run': return db.run(args[0], args[1]);
-        case 'export': return db.export();
-        case 'stats': return db.tempcrypt.stats(args[0]);
-        case 'setEnabled': return db.tempcrypt.setEnabled(args[0]);
-        case 'files': return { list: db.files.list(), wipedAtOpen: db.files.wipedAtOpen };
-        case 'close': db.close(); this.db = null; return undefined;
-        default: throw new Error(`unknown method ${method}`);
-      }
+      if (!this.dispatcher) this.dispatcher = (await import('./methods.js')).createDispatcher();
+      return await this.dispatcher.call(method, ...args);
     } catch (e) {
       throw toError(e);
     }
