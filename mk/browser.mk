@@ -8,8 +8,6 @@ EMCC          ?= emcc
 BROWSER       := $(BUILD)/browser
 DIST          ?= dist
 BROWSER_OPT   ?= -O2
-# Override to build without the core (e.g. a local stub while it is written).
-BROWSER_TC_SRC ?= $(TC_SRC)
 BROWSER_ENV   := NODE_PATH=/usr/share/nodejs
 
 # No threads in the Worker (mutexes are no-ops, but the sqlite3_mutex_* API
@@ -21,19 +19,18 @@ BROWSER_SQLITE_DEFS := $(filter-out -DSQLITE_THREADSAFE=%,$(SQLITE_DEFS)) \
 
 BROWSER_CFLAGS := $(BROWSER_OPT) -msimd128 -I$(SQLITE_DIR) -Isrc -Iwasm/browser
 
+# Only what js/ calls.
 BROWSER_EXPORT_LIST := malloc free tc_init tc_stats tc_codes tc_code_count \
     sqlite3_tempcrypt_set_enabled sqlite3_open_v2 sqlite3_close_v2 \
-    sqlite3_exec sqlite3_errmsg sqlite3_errstr sqlite3_extended_errcode \
-    sqlite3_prepare_v3 sqlite3_finalize sqlite3_step sqlite3_reset \
-    sqlite3_clear_bindings sqlite3_bind_parameter_count \
-    sqlite3_bind_parameter_index sqlite3_bind_parameter_name \
+    sqlite3_errmsg sqlite3_errstr sqlite3_extended_errcode \
+    sqlite3_prepare_v3 sqlite3_finalize sqlite3_step \
+    sqlite3_bind_parameter_count sqlite3_bind_parameter_name \
     sqlite3_bind_null sqlite3_bind_int64 sqlite3_bind_double \
     sqlite3_bind_text sqlite3_bind_blob sqlite3_column_count \
     sqlite3_column_name sqlite3_column_type sqlite3_column_int64 \
     sqlite3_column_double sqlite3_column_text sqlite3_column_blob \
     sqlite3_column_bytes sqlite3_changes64 sqlite3_last_insert_rowid \
-    sqlite3_serialize sqlite3_deserialize sqlite3_free sqlite3_malloc64 \
-    sqlite3_get_autocommit sqlite3_libversion sqlite3_sql
+    sqlite3_serialize sqlite3_free sqlite3_get_autocommit
 BROWSER_EMPTY :=
 BROWSER_COMMA := ,
 BROWSER_EXPORTS := $(patsubst %$(BROWSER_COMMA),%,$(subst $(BROWSER_EMPTY) $(BROWSER_EMPTY),$(BROWSER_EMPTY),$(foreach f,$(BROWSER_EXPORT_LIST),_$(f)$(BROWSER_COMMA))))
@@ -48,7 +45,7 @@ BROWSER_LDFLAGS := $(BROWSER_OPT) -msimd128 -sEXPORT_ES6=1 -sMODULARIZE=1 \
 
 BROWSER_JS   := $(wildcard js/*.js) js/index.d.ts js/worker.d.ts
 BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/opfs_vfs.o $(BROWSER)/glue.o \
-    $(patsubst %.c,$(BROWSER)/%.o,$(notdir $(BROWSER_TC_SRC)))
+    $(patsubst %.c,$(BROWSER)/%.o,$(notdir $(TC_SRC)))
 
 .PHONY: browser test-browser
 browser: $(DIST)/sqlite3.mjs $(DIST)/.js-stamp
@@ -67,12 +64,18 @@ $(BROWSER)/%.o: wasm/browser/%.c wasm/browser/opfs_vfs.h $(SQLITE_DIR)/sqlite3.h
 	@mkdir -p $(@D)
 	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) $(BROWSER_SQLITE_DEFS) -Wall -Wextra -c $< -o $@
 
-$(BROWSER)/%.o: $(filter %.c,$(BROWSER_TC_SRC)) $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(BROWSER)/flags
+# The core (tempcrypt + ChaCha20) is always $(TC_SRC): no override, so no
+# build can ship without encryption.
+$(BROWSER)/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(BROWSER)/flags
 	@mkdir -p $(@D)
-	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) -Wall -Wextra \
-	    -c $(filter %/$*.c,$(BROWSER_TC_SRC)) -o $@
+	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) -Wall -Wextra -c $< -o $@
 
-$(DIST)/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/opfs_library.js
+# The link depends on its flags too (the export list, say).
+$(BROWSER)/ldflags: FORCE_BROWSER_FLAGS
+	@mkdir -p $(@D)
+	@echo '$(BROWSER_LDFLAGS)' | cmp -s - $@ || echo '$(BROWSER_LDFLAGS)' > $@
+
+$(DIST)/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/opfs_library.js $(BROWSER)/ldflags
 	@mkdir -p $(@D)
 	$(BROWSER_ENV) $(EMCC) $(BROWSER_LDFLAGS) $(BROWSER_OBJS) -o $@
 
