@@ -80,7 +80,10 @@ export declare class Database {
   close(): Promise<void>;
   readonly tempcrypt: {
     stats(reset?: boolean): Promise<TempcryptStats>;
-    /** Switch encryption of temp files opened from now on; resolves to the previous setting. */
+    /**
+     * Switch encryption of temp files opened from now on; resolves to the previous setting.
+     * For demos and benchmarks only: with `false`, new temp files are written to OPFS in plaintext.
+     */
     setEnabled(on: boolean): Promise<boolean>;
   };
 }

@@ -60,6 +60,7 @@ export declare class SyncDatabase {
   reserve(n?: number): Promise<void>;
   readonly tempcrypt: {
     stats(reset?: boolean): TempcryptStats;
+    /** For demos and benchmarks only: with `false`, new temp files are written to OPFS in plaintext. */
     setEnabled(on: boolean): boolean;
   };
   readonly files: {
