@@ -43,13 +43,15 @@ WASI_TC_OBJS   := $(WASI)/chacha20.o $(WASI)/tempcrypt.o
 WASI_SHELL_OBJS := $(WASI)/shell.o $(WASI)/shell_init.o $(WASI)/shell_init_wasi.o \
     $(WASI)/compat.o $(WASI)/cabi_realloc.o
 
-# Objects depend on this stamp, rewritten whenever the flags change, so
-# that changing WASI_OPT, WASI_SIMD, SQLITE_DEFS... rebuilds them.
+# Objects depend on this stamp, rewritten (by a rule that always runs, not
+# while the makefile is read) whenever the flags change, so that changing
+# WASI_OPT, WASI_SIMD, SQLITE_DEFS... rebuilds them.
 WASI_STAMP := $(WASI)/flags.stamp
-WASI_STAMP_TEXT := $(WASI_CC) $(WASI_CFLAGS) $(WASI_SQLITE_DEFS) $(WASI_EMUL_DEFS) $(WARN)
-ifneq ($(WASI_STAMP_TEXT),$(shell cat $(WASI_STAMP) 2>/dev/null))
-  $(shell mkdir -p $(WASI) && echo '$(WASI_STAMP_TEXT)' > $(WASI_STAMP))
-endif
+WASI_STAMP_TEXT = $(WASI_CC) $(WASI_CFLAGS) $(WASI_SQLITE_DEFS) $(WASI_EMUL_DEFS) $(WARN)
+$(WASI_STAMP): FORCE_WASI_FLAGS
+	@mkdir -p $(@D)
+	@echo '$(WASI_STAMP_TEXT)' | cmp -s - $@ || echo '$(WASI_STAMP_TEXT)' > $@
+.PHONY: FORCE_WASI_FLAGS
 
 .PHONY: wasi test-wasi wasi-tests
 wasi: $(WASI)/sqlite3.wasm $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a
