@@ -494,6 +494,20 @@ static int tcWriteBlock(TcFile *p, i64 k, int iOff, const u8 *z, int n){
 }
 
 /*
+** Before the file grows to iEnd: store the zeros between the valid end of
+** a partly filled last block and iEnd (or that block's end) as
+** ciphertext, since a hole inside a block would decrypt to keystream.
+** Whole blocks past it stay holes: counter 0 reads as zeros.
+*/
+static int tcFillLast(TcFile *p, i64 iEnd){
+  i64 kLast = tcLastBlock(p);
+  i64 iBlockEnd = (kLast+1)*p->szBlock;
+  if( iEnd<=p->iSize || p->iSize%p->szBlock==0 ) return SQLITE_OK;
+  if( iEnd>iBlockEnd ) iEnd = iBlockEnd;
+  return tcWriteBlock(p, kLast, tcValid(p, kLast), 0, (int)(iEnd - p->iSize));
+}
+
+/*
 ** Repair the file after a failed write: the logical size goes back to
 ** iOldSize, and whatever lies past it in the lower file goes too, so that
 ** it never passes for data when the file grows again.  The last block's
@@ -604,12 +618,8 @@ static int tcWrite(sqlite3_file *pFile, const void *zBuf, int iAmt, sqlite3_int6
   }
   TC_ADD(tcStats.nLogicalWrite, (u64)iAmt);
 
-  /* Past a partly filled last block: fill it up first. */
-  if( iOfst>p->iSize && p->iSize%p->szBlock!=0
-   && iOfst/p->szBlock > tcLastBlock(p) ){
-    int nValid = tcValid(p, tcLastBlock(p));
-    rc = tcWriteBlock(p, tcLastBlock(p), nValid, 0, p->szBlock-nValid);
-  }
+  /* A write that starts in a later block first fills up the last one. */
+  if( iOfst/p->szBlock > tcLastBlock(p) ) rc = tcFillLast(p, iOfst);
   while( rc==SQLITE_OK && iAmt>0 ){
     i64 k = iOfst / p->szBlock;
     int iOff = (int)(iOfst % p->szBlock);
@@ -637,19 +647,10 @@ static int tcTruncate(sqlite3_file *pFile, sqlite3_int64 size){
     rc = tcSetBlockSize(p, TC_BLOCK);
     if( rc!=SQLITE_OK ) return SQLITE_IOERR_NOMEM;
   }
-  if( size>p->iSize && p->iSize%p->szBlock!=0 ){
-    /* Growing a partly filled last block: its new zeros must be stored
-    ** as ciphertext, since a hole there would decrypt to keystream.
-    ** Blocks past it stay holes: counter 0 reads as zeros. */
-    i64 kLast = tcLastBlock(p);
-    int nValid = tcValid(p, kLast);
-    i64 iFillEnd = (kLast+1)*p->szBlock;
-    if( iFillEnd>size ) iFillEnd = size;
-    rc = tcWriteBlock(p, kLast, nValid, 0, (int)(iFillEnd - p->iSize));
-    if( rc!=SQLITE_OK ){
-      tcWriteFailed(p, iSizeBefore);
-      return rc;
-    }
+  rc = tcFillLast(p, size);
+  if( rc!=SQLITE_OK ){
+    tcWriteFailed(p, iSizeBefore);
+    return rc;
   }
   rc = pSub->pMethods->xTruncate(pSub, tcPhysSize(p, size));
   if( rc!=SQLITE_OK ){
