@@ -131,14 +131,15 @@ $(WASI)/test/%.wasm: $(WASI)/test/%.o $(WASI)/cabi_realloc.o \
 # proof tests) built for wasm32-wasi: build/wasi/ctest/NAME.wasm.  No
 # libsodium in wasm: chacha20_test runs its vectors and properties, and
 # chacha_twin checks wasm against native byte for byte.
-WASI_CTESTS := chacha20_test stress leakcheck difftest faulttest keyhygiene
+WASI_CTESTS := chacha20_test stress leakcheck difftest faulttest keyhygiene \
+    recovery conformance
 WASI_CTEST_PROGS := $(patsubst %,$(WASI)/ctest/%.wasm,$(WASI_CTESTS))
 
 $(WASI)/ctest/proof.o: test/proof.c test/proof.h $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_TEST_CFLAGS) -c $< -o $@
 
-$(WASI)/ctest/chacha20_test.wasm $(WASI)/ctest/stress.wasm: $(WASI)/ctest/%.wasm: \
+$(WASI)/ctest/chacha20_test.wasm $(WASI)/ctest/stress.wasm $(WASI)/ctest/conformance.wasm: $(WASI)/ctest/%.wasm: \
     test/%.c test/testutil.h $(WASI)/cabi_realloc.o $(WASI)/testing/libtempcrypt.a $(WASI)/libsqlite3.a \
     $(WASI_STAMP)
 	@mkdir -p $(@D)

@@ -768,7 +768,10 @@ static int tcCheckReservedLock(sqlite3_file *pFile, int *pResOut){
 **               encrypted files anyway);
 **   translated  SIZE_HINT: the logical size becomes the physical one (a
 **               lower file grown by a hint reads as zeros, i.e. holes);
-**   answered    MMAP_SIZE: 0, the file is never mapped;
+**   limited     MMAP_SIZE: the lower file's limit is set to (or asked as)
+**               0 and the answer is 0: the file is never mapped (its
+**               table has no xFetch); the result code is the lower's, so
+**               a lower VFS without mmap still says SQLITE_NOTFOUND;
 **   refused     CHUNK_SIZE (the unix VFS would then round truncates up and
 **               leave old blocks and counters past the end, which would
 **               read back as data when the file grows again), SIZE_LIMIT
@@ -799,9 +802,13 @@ static int tcFileControl(sqlite3_file *pFile, int op, void *pArg){
         if( iHint==0 ) return SQLITE_OK;
         return pSub->pMethods->xFileControl(pSub, op, &iHint);
       }
-      case SQLITE_FCNTL_MMAP_SIZE:
-        *(sqlite3_int64*)pArg = 0;
-        return SQLITE_OK;
+      case SQLITE_FCNTL_MMAP_SIZE: {
+        /* Set (or ask) the lower limit as 0; answer as the lower does. */
+        sqlite3_int64 iLimit = *(sqlite3_int64*)pArg<0 ? -1 : 0;
+        rc = pSub->pMethods->xFileControl(pSub, op, &iLimit);
+        if( rc==SQLITE_OK ) *(sqlite3_int64*)pArg = 0;
+        return rc;
+      }
       default:
         return SQLITE_NOTFOUND;
     }

@@ -73,6 +73,20 @@ test('key hygiene in wasm', (t) => {
   expectPass(t, runC(ctest('keyhygiene'), []), 'keyhygiene');
 });
 
+test('recovery after a fault clears (every 16th position) in wasm', (t) => {
+  expectPass(t, runC(ctest('recovery'), ['-stride', '16']), 'recovery');
+});
+
+// WASI's lower VFSes have no shared memory: WAL only with the exclusive
+// lock, and a WAL database opens only that way (test/conformance.c).
+for (const vfs of ['unix-dotfile', 'unix-none']) {
+  test(`conformance over ${vfs} in wasm: same transcript with and without tempcrypt`, (t) => {
+    const r = runC(ctest('conformance'), ['-dir', '.', vfs]);
+    t.diagnostic((r.stdout.split('\n').find((l) => l.startsWith('conformance over')) ?? '').trim());
+    expectPass(t, r, `conformance ${vfs}`);
+  });
+}
+
 for (const rt of haveWasmtime() ? ['node', 'jco', 'wasmtime'] : ['node', 'jco']) {
   test(`no temp file key left in wasm linear memory after close (${rt})`, (t) => {
     const r = runC(testWasm('memscan'), [], rt);
