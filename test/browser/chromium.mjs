@@ -14,7 +14,7 @@ const BIN = process.env.CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-export const caps = { opfs: true, quota: 'override', initScript: true, events: true };
+export const caps = { opfs: true, quota: true, quotaBy: 'override', initScript: true, events: true };
 
 export function missing() {
   return fs.existsSync(BIN) ? null : `${BIN} is not installed (apt-get install chromium)`;

@@ -15,8 +15,9 @@
 //                 no profile on disk
 //   opfsDir(profile, origin)
 //                 where raw OPFS file bytes land, or null (not on disk)
-//   caps          { opfs: true | 'why not', quota: 'override' | 'launch' |
-//                   'why not', initScript: bool, events: bool }
+//   caps          { opfs, quota: true | 'why not', quotaBy: 'override'
+//                   (per origin, at run time) | 'launch' (start option
+//                   quotaMiB), initScript: bool, events: bool }
 // A PageDriver has evalSource(src) (a JS expression whose value is a
 // Promise of a JSON string), goto(url), reload(), screenshot() -> PNG
 // bytes, close(), and optionally addInitScript(src), overrideQuota(origin,

@@ -12,7 +12,7 @@ import path from 'node:path';
 export const name = 'firefox';
 const BIN = process.env.FIREFOX || '/usr/bin/firefox-esr';
 
-export const caps = { opfs: true, quota: 'launch', initScript: true, events: true };
+export const caps = { opfs: true, quota: true, quotaBy: 'launch', initScript: true, events: true };
 
 export function missing() {
   return fs.existsSync(BIN) ? null : `${BIN} is not installed (apt-get install firefox-esr)`;

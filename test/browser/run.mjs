@@ -216,6 +216,14 @@ async function testNode() {
     try { op(); } catch (e) { staleErrs.push(e.sqliteCode); }
   }
   check(staleErrs.join() === '10,10,10' && written.length === 0, 'node: a stale handle gets SQLITE_IOERR and writes nothing', `${staleErrs}; ${written.length} writes`);
+  // A short write (what Firefox's sync access handle returns over the
+  // quota, where Chromium throws QuotaExceededError) is SQLITE_FULL.
+  const fpool = new OpfsPool('f', null, 1);
+  fpool.free.push({ fname: 'f', path: null, flags: 0, gen: 0, ah: { write: (b, o) => (o.at === 0 ? b.length : 0), read: () => 0, flush() {}, truncate() {} } });
+  const fh = fpool.xOpen('/full.db', 0x106);
+  let fErr;
+  try { fpool.xWrite(fh, new Uint8Array(4096), 0); } catch (e) { fErr = e; }
+  check(fErr && fErr.sqliteCode === 13 && /short write/.test(fErr.message), 'node: a short write (Firefox over its quota) is SQLITE_FULL', fErr && `${fErr.sqliteCode}: ${fErr.message}`);
   // malloc failing in the engine is SQLITE_NOMEM, not a write to address 0.
   const meng = await createEngine(new MemoryBackend());
   const mdb = meng.open('nomem.db');
@@ -328,7 +336,7 @@ async function testQuota(base) {
   const why = lacks('quota');
   const names = ['quota: a full quota gives SQLITE_FULL', 'quota: a temp file hitting the quota gives SQLITE_FULL', 'quota: database intact after SQLITE_FULL'];
   if (why) { for (const n of names) skip(n, why); return; }
-  const override = E.caps.quota === 'override';
+  const override = E.caps.quotaBy === 'override';
   await withBrowser('quota', async (ctx) => {
     const page = await newPage(ctx, base);
     // (The pool is opened first: Chromium reserves capacity per handle.)
@@ -362,6 +370,21 @@ async function testQuota(base) {
     check(full.tempErr && (full.tempErr.code & 0xff) === 13, names[1], JSON.stringify(full.tempErr));
     check(full.n === full.committed && full.ic === 'ok', names[2], `${full.n} rows, integrity ${full.ic}`);
   }, override ? null : { quotaMiB: 50 });
+}
+
+// Where createSyncAccessHandle() exists but rejects (WebKitGTK), found by a
+// real call: simulated in an engine that has OPFS (WebKit itself runs
+// testNoOpfs).
+async function testNoSyncHandles(base) {
+  if (lacks('opfs')) return;
+  await withBrowser('nosync', async (ctx) => {
+    const page = await newPage(ctx, base);
+    const r = await inWorker(page, { cmd: 'nosync', name: 'nosync.db' });
+    check(r.ok && /createSyncAccessHandle\(\) failed \(NotSupportedError/.test(r.missing) && r.storage === 'memory' && r.x === 7,
+      'no sync handles (simulated): probeOpfs() says why, the default storage is memory and works', r.error || `${r.storage}: ${r.missing}`);
+    check(r.ok && r.err && r.err.code === 14 && /NotSupportedError/.test(r.err.message),
+      "no sync handles (simulated): storage 'opfs' is refused with SQLITE_CANTOPEN saying why", JSON.stringify(r.err));
+  });
 }
 
 // Pool exhaustion: a clear SQLITE_CANTOPEN, then success after reserve().
@@ -480,7 +503,7 @@ async function testNodeSide() {
 async function testEngine(base) {
   section(E.name);
   try {
-    if (want('api')) await testApi(base);
+    if (want('api')) { await testApi(base); await testNoSyncHandles(base); }
     if (want('quota')) await testQuota(base);
     if (want('pool')) await testPool(base);
     if (want('consumer') && consumer) await consumer.testConsumer({ check, withBrowser, engine: E });
