@@ -1,6 +1,6 @@
 // Shared helpers of the WASI tests: where the build is, how to run a
-// module under node:wasi (run.mjs), jco (jco-run.mjs) and wasmtime, and
-// scratch directories.
+// module under node:wasi (run.mjs), jco (jco-run.mjs), @wasmer/wasi
+// (wasmer-run.mjs) and wasmtime, and scratch directories.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,7 @@ export const testWasm = (name) => join(wasiBuild, 'test', `${name}.wasm`);
 
 const runMjs = resolve(here, '../run.mjs');
 const jcoRunMjs = resolve(here, '../jco-run.mjs');
+const wasmerRunMjs = resolve(here, '../wasmer-run.mjs');
 const wrappedRunMjs = resolve(here, 'wrapped-run.mjs');
 
 // A fresh scratch directory (removed by the returned cleanup function).
@@ -55,6 +56,9 @@ export const runners = {
     spawn(process.execPath, [runMjs, ...wasiFlags(o), module, ...args], o),
   jco: (module, args, o = {}) =>
     spawn(process.execPath, [jcoRunMjs, ...wasiFlags(o), module, ...args], o),
+  // @wasmer/wasi: Wasmer's WASI (not uvwasi), files in memory.
+  wasmer: (module, args, o = {}) =>
+    spawn(process.execPath, [wasmerRunMjs, ...wasiFlags(o), module, ...args], o),
   wasmtime: (module, args, o = {}) =>
     spawn('wasmtime', ['run', ...wasiFlags(o), module, ...args], o),
   // node:wasi with the test-only clock freeze / open log (hostEnv).

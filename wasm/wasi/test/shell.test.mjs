@@ -1,6 +1,6 @@
 // The WASI shell (build/wasi/sqlite3.wasm) run as
 //   wasmtime run --dir=. --env TMPDIR=. sqlite3.wasm test.db
-// under node:wasi, jco, and wasmtime when it is on PATH.
+// under node:wasi, jco, @wasmer/wasi, and wasmtime when it is on PATH.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
@@ -32,7 +32,9 @@ SELECT count(*), sum(b) FROM t;
 `;
 }
 
-const runtimes = ['node', 'jco'];
+// node:wasi (Node's uvwasi) and jco (preview2-shim over Node's fs) share
+// no WASI code with @wasmer/wasi (Wasmer's own WASI, compiled to wasm).
+const runtimes = ['node', 'jco', 'wasmer'];
 if (haveWasmtime()) runtimes.push('wasmtime');
 else test.skip('wasmtime: not on PATH');
 
