@@ -13,7 +13,6 @@ APT_PACKAGES=(
   chromium                             # browser tests, driven by playwright-core
   firefox-esr                          # browser tests, driven by puppeteer-core (WebDriver BiDi)
   webkit2gtk-driver xvfb xauth         # browser tests in WebKitGTK's MiniBrowser (selenium-webdriver, Xvfb)
-  wabt                                 # wasm-interp: the WASI tests under an interpreter (not V8)
 )
 
 missing=()
