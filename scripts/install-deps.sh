@@ -12,7 +12,7 @@ APT_PACKAGES=(
   emscripten                           # browser build
   chromium                             # browser tests, driven by playwright-core
   firefox-esr                          # browser tests, driven by puppeteer-core (WebDriver BiDi)
-  webkit2gtk-driver xvfb xauth         # browser tests in WebKitGTK's MiniBrowser (selenium-webdriver, Xvfb)
+  webkit2gtk-driver xvfb               # browser tests in WebKitGTK's MiniBrowser (selenium-webdriver, on its own Xvfb)
 )
 
 missing=()
