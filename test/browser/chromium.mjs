@@ -35,6 +35,7 @@ export function launch(profile, options = {}) {
 }
 
 function driver(ctx, page) {
+  let cdp = null;   // the override lasts as long as its CDP session
   return {
     evalSource: (src) => page.evaluate(src),
     goto: (url) => page.goto(url),
@@ -47,9 +48,9 @@ function driver(ctx, page) {
       else if (event === 'pageerror') page.on('pageerror', fn);
     },
     async overrideQuota(origin, bytes) {
-      const cdp = await ctx.newCDPSession(page);
+      cdp ??= await ctx.newCDPSession(page);
       await cdp.send('Storage.overrideQuotaForOrigin', bytes == null ? { origin } : { origin, quotaSize: bytes });
-      await cdp.detach();
+      if (bytes == null) { await cdp.detach(); cdp = null; }
     },
   };
 }
