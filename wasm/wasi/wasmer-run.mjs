@@ -42,6 +42,19 @@ function copyOut(mfs, mem, host) {
   for (const e of fs.readdirSync(host)) if (!seen.has(e)) fs.rmSync(path.join(host, e), { recursive: true, force: true });
 }
 
+// @wasmer/wasi reports stdin, stdout and stderr as character devices, so
+// a module takes them for a terminal (the shell prints prompts); here they
+// are buffers, as pipes are under wasmtime: report them as unknown files.
+function stdioNotTty(p1, memory) {
+  const fdstat = p1.fd_fdstat_get;
+  p1.fd_fdstat_get = (fd, ptr) => {
+    const r = fdstat(fd, ptr);
+    if (r === 0 && fd <= 2) new DataView(memory().buffer).setUint8(ptr, 0);
+    return r;
+  };
+  return p1;
+}
+
 // wrap (tests only), as in run.mjs: gets the wasi_snapshot_preview1
 // import table and a function returning the instance's memory, and returns
 // the table to use.
@@ -52,15 +65,13 @@ export async function runWasmer({ preopens, env, module, args }, stdin = new Uin
   for (const d of dirs) copyIn(mfs, d.host, d.mem);
   const wasi = new WASI({ args: [module, ...args], env, preopens: Object.fromEntries(dirs.map((d) => [d.guest, d.mem])), fs: mfs });
   const mod = await WebAssembly.compile(fs.readFileSync(module));
-  if (wrap) {
-    const imports = wasi.getImports(mod);
-    let inst;
-    imports.wasi_snapshot_preview1 = wrap({ ...imports.wasi_snapshot_preview1 }, () => inst.exports.memory);
-    inst = await WebAssembly.instantiate(mod, imports);
-    wasi.instantiate(inst);
-  } else {
-    wasi.instantiate(mod, {});
-  }
+  const imports = wasi.getImports(mod);
+  let inst;
+  const memory = () => inst.exports.memory;
+  const p1 = stdioNotTty({ ...imports.wasi_snapshot_preview1 }, memory);
+  imports.wasi_snapshot_preview1 = wrap ? wrap(p1, memory) : p1;
+  inst = await WebAssembly.instantiate(mod, imports);
+  wasi.instantiate(inst);
   wasi.setStdinBuffer(stdin);
   let code, trap = null;
   try { code = wasi.start(); } catch (e) { trap = e; code = 134; }
@@ -70,6 +81,7 @@ export async function runWasmer({ preopens, env, module, args }, stdin = new Uin
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.removeAllListeners('warning');   // run.mjs's node:wasi import warns
   const opts = parseArgs(process.argv.slice(2));
   const stdin = process.stdin.isTTY ? new Uint8Array(0) : fs.readFileSync(0);
   const r = await runWasmer(opts, stdin);

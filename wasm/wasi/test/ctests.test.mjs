@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { runners, wasiBuild, nativeBuild, testWasm, scratch, requireBuilt, haveWasmtime } from './lib.mjs';
+import { runners, wasiBuild, nativeBuild, testWasm, scratch, requireBuilt, haveWasmtime, fileProblem, skipUnder } from './lib.mjs';
 
 const ctest = (name) => join(wasiBuild, 'ctest', `${name}.wasm`);
 const STRESS_OPS = process.env.TEMPCRYPT_WASI_STRESS_OPS || '300000';
@@ -39,7 +39,14 @@ const CTEST_RUNTIMES = ['node', 'wasmer', ...(haveWasmtime() ? ['wasmtime'] : []
 const STRESS_OPS_EXTRA = process.env.TEMPCRYPT_WASI_STRESS_OPS_EXTRA || '60000';
 const FAULT_STRIDE_EXTRA = process.env.TEMPCRYPT_WASI_FAULT_STRIDE_EXTRA || '7';
 
+test('pwrite past the end of a file lands where it was aimed (node)', () => {
+  assert.equal(fileProblem('node'), null);
+});
+
 for (const rt of CTEST_RUNTIMES) {
+  // The tests that keep an SQLite database in files (an extra runtime that
+  // cannot hold them skips them, saying why).
+  const files = { skip: rt === 'node' ? false : (fileProblem(rt) ?? false) };
   test(`ChaCha20: RFC 8439 vectors and properties in wasm (${rt})`, (t) => {
     expectPass(t, runC(ctest('chacha20_test'), ['20000'], rt), 'chacha20_test');
   });
@@ -66,25 +73,25 @@ for (const rt of CTEST_RUNTIMES) {
     expectPass(t, runC(ctest('stress'), ['-n', ops, '-s', STRESS_SEED, '-m', 'all'], rt), 'stress');
   });
 
-  test(`SQL leak check in wasm (${rt})`, (t) => {
+  test(`SQL leak check in wasm (${rt})`, files, (t) => {
     expectPass(t, runC(ctest('leakcheck'), ['-q'], rt), 'leakcheck');
   });
 
-  test(`differential test in wasm (${rt})`, (t) => {
+  test(`differential test in wasm (${rt})`, files, (t) => {
     expectPass(t, runC(ctest('difftest'), [], rt), 'difftest');
   });
 
-  test(`fault injection (every ${rt === 'node' ? '2nd' : `${FAULT_STRIDE_EXTRA}th`} position) in wasm (${rt})`, (t) => {
+  test(`fault injection (every ${rt === 'node' ? '2nd' : `${FAULT_STRIDE_EXTRA}th`} position) in wasm (${rt})`, files, (t) => {
     expectPass(t, runC(ctest('faulttest'), ['-stride', rt === 'node' ? '2' : FAULT_STRIDE_EXTRA], rt), 'faulttest');
   });
 
-  test(`key hygiene in wasm (${rt})`, (t) => {
+  test(`key hygiene in wasm (${rt})`, files, (t) => {
     expectPass(t, runC(ctest('keyhygiene'), [], rt), 'keyhygiene');
   });
 }
 
 for (const rt of ['node', 'jco', 'wasmer', ...(haveWasmtime() ? ['wasmtime'] : [])]) {
-  test(`no temp file key left in wasm linear memory after close (${rt})`, (t) => {
+  test(`no temp file key left in wasm linear memory after close (${rt})`, skipUnder(rt), (t) => {
     const r = runC(testWasm('memscan'), [], rt);
     t.diagnostic(r.stdout.trim().split('\n').slice(1).join('; '));
     expectPass(t, r, 'memscan');
