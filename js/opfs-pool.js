@@ -274,7 +274,9 @@ export class OpfsPool {
     const ah = this.live(h);
     this.at.at = HEADER_SIZE + offset;
     const n = ah.write(buf, this.at);
-    if (n !== buf.length) throw sqliteError(778, `short write to ${h.name}: ${n} of ${buf.length} bytes`);
+    // A short write is a full disk or quota (Firefox returns one where
+    // Chromium throws QuotaExceededError): SQLITE_FULL, as SQLite's unix VFS.
+    if (n !== buf.length) throw sqliteError(13, `short write to ${h.name}: ${n} of ${buf.length} bytes (storage full or over its quota)`);
   }
 
   xTruncate(h, size) {

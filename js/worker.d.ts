@@ -77,6 +77,10 @@ export declare class SyncDatabase {
 export declare function open(name: string, options?: WorkerOpenOptions): Promise<SyncDatabase>;
 /** True where OPFS sync access handles exist (a dedicated Worker). */
 export declare function opfsAvailable(): boolean;
+/** Whether OPFS sync access handles work here, found by a real call (once
+ * per Worker): null when they do, else why not.  `open()` uses it to pick
+ * its default storage. */
+export declare function probeOpfs(): Promise<string | null>;
 /** Everything in OPFS, recursively (size null: locked by an access handle). */
 export declare function listOpfs(): Promise<{ path: string; kind: 'file' | 'directory'; size: number | null }[]>;
 /** Remove the pool directory of a database (must not be open anywhere). */

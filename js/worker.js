@@ -10,25 +10,35 @@
 import { createEngine, SqliteError, STATS_FIELDS } from './engine.js';
 import { MemoryBackend } from './memory-backend.js';
 import { OpfsPool, opfsAvailable, listOpfs, deletePool, HEADER_SIZE, POOL_ROOT } from './opfs-pool.js';
+import { probeOpfs } from './opfs-probe.js';
 
 export { SqliteError, STATS_FIELDS, opfsAvailable, listOpfs, deletePool, HEADER_SIZE, POOL_ROOT };
+export { probeOpfs } from './opfs-probe.js';
 
 // The pool directory of a database name (one pool per database).
 export function poolNameOf(name) {
   return encodeURIComponent(name).replace(/\./g, '%2E').slice(0, 200) || 'default';
 }
 
-function resolveStorage(storage) {
-  if (storage === undefined || storage === null) return opfsAvailable() ? 'opfs' : 'memory';
-  if (storage !== 'opfs' && storage !== 'memory') throw new TypeError(`storage must be 'opfs' or 'memory', not ${String(storage)}`);
-  return storage;
+// The default is OPFS where its sync access handles work (a real call
+// decides: probeOpfs()), else memory; 'opfs' where they do not is an error
+// that says what is missing.
+async function resolveStorage(storage) {
+  if (storage !== undefined && storage !== null && storage !== 'opfs' && storage !== 'memory') {
+    throw new TypeError(`storage must be 'opfs' or 'memory', not ${String(storage)}`);
+  }
+  if (storage === 'memory') return storage;
+  const missing = await probeOpfs();
+  if (!missing) return 'opfs';
+  if (storage === 'opfs') throw new SqliteError(`storage 'opfs' is not available here: ${missing}. OPFS needs FileSystemSyncAccessHandle in a dedicated Worker; use storage 'memory'`, 14);
+  return 'memory';
 }
 
 // Open a database: a fresh SQLite instance with tempcrypt over its own
 // storage (an OPFS pool named after the database, or memory).
 export async function open(name, options = {}) {
   if (typeof name !== 'string' || name === '') throw new TypeError('open(name): name must be a non-empty string');
-  const storage = resolveStorage(options.storage);
+  const storage = await resolveStorage(options.storage);
   let backend;
   try {
     backend = storage === 'opfs'

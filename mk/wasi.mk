@@ -1,8 +1,8 @@
 # WASI build: the SQLite shell and library with tempcrypt for wasm32-wasi
 # (wasmtime, node:wasi, jco), with Debian's clang-19 + lld-19 + wasi-libc.
 #   make wasi        build/wasi/sqlite3.wasm, libtempcrypt.a, libsqlite3.a
-#   make test-wasi   build the WASI tests and run them under node:wasi and
-#                    jco (and wasmtime when it is on PATH)
+#   make test-wasi   build the WASI tests and run them under node:wasi, jco
+#                    and @wasmer/wasi (and wasmtime when it is on PATH)
 # Compiled with -O2, linked without -O: with -O clang would run the old
 # Debian wasm-opt on the result.
 
