@@ -2,7 +2,7 @@
 // driven by playwright-core, a fresh profile per run, files served from
 // 127.0.0.1 without COOP/COEP.  Every check asserts; any failure makes the
 // run exit 1.
-//   node test/browser/run.mjs [--only=api,leak,consumer,node,types]
+//   node test/browser/run.mjs [--only=api,leak,consumer,node,types,conformance]
 import { serve } from './server.mjs';
 import * as chromium from './chromium.mjs';
 import { checks } from './checks.mjs';
@@ -383,6 +383,7 @@ try {
   if (want('pool')) await testPool(server.url);
   if (want('leak')) { await testLeak(server.url, false); await testLeak(server.url, true); }
   if (want('consumer')) await (await import('./consumer.mjs')).testConsumer({ check, withBrowser, ROOT, BUILD });
+  if (want('conformance')) await (await import('../conformance/browser.mjs')).testConformance({ check, withBrowser, base: server.url });
 } catch (e) {
   check(false, 'test run', e.stack);
 } finally {
