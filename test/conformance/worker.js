@@ -51,11 +51,15 @@ async function regressions() {
   const check = (ok, name, detail = '') => { results.push({ ok: !!ok, name, detail }); return !!ok; };
   const l = await lib('dist');
   const { open, poolNameOf, deletePool } = l.worker;
-  await storageRegressions(l, check, { storage: 'chromium' });
+  // Each block on its own: an exception fails that block only.
+  const block = async (what, fn) => {
+    try { await fn(); } catch (e) { check(false, `chromium: ${what}`, `${e.name}: ${e.message}`); }
+  };
+  await block('regressions without OPFS', () => storageRegressions(l, check, { storage: 'chromium' }));
 
   // A damaged pool header: open refuses with SQLITE_CORRUPT, the file is
   // left as it was, and the database opens again once the header is back.
-  {
+  await block('damaged pool header', async () => {
     const name = 'damaged.db', pool = await poolNameOf(name);
     await deletePool(pool);
     let db = await open(name, { storage: 'opfs' });
@@ -83,11 +87,11 @@ async function regressions() {
     try { db = await open(name, { storage: 'opfs' }); n = db.query('SELECT count(*) AS n FROM t')[0].n; await db.close(); } catch (e) { n = e.message; }
     check(n === 3, 'chromium: pool: with the header repaired the database opens with its rows', `count ${n}`);
     await deletePool(pool);
-  }
+  });
 
   // Two long names that agree on their first 200 characters: two pools, two
   // Web Locks, both open at once, each with its own rows.
-  {
+  await block('long names', async () => {
     const a = 'L'.repeat(210) + 'a.db', b = 'L'.repeat(210) + 'b.db';
     const pa = await poolNameOf(a), pb = await poolNameOf(b);
     let res;
@@ -103,11 +107,11 @@ async function regressions() {
     check(pa !== pb && JSON.stringify(res) === '[1,5]', 'chromium: two long names with the same first 200 characters open at once, each its own database', JSON.stringify(res));
     await deletePool(pa);
     await deletePool(pb);
-  }
+  });
 
   // close() settles only when nothing of the pool is in flight: deletePool()
   // right after it succeeds and leaves nothing, every time.
-  {
+  await block('close then deletePool', async () => {
     const errors = [], left = [];
     for (let i = 0; i < 20; i++) {
       const name = `close-race-${i}.db`, pool = await poolNameOf(name);
@@ -119,7 +123,7 @@ async function regressions() {
       if (await poolExists(pool)) left.push(i);
     }
     check(errors.length === 0 && left.length === 0, 'chromium: deletePool() right after close() succeeds and removes the pool (20 times)', `errors ${errors.join(', ') || 'none'}; left ${left.join(', ') || 'none'}`);
-  }
+  });
   return results;
 }
 
