@@ -11,10 +11,6 @@
 // case asserts what SQLite must answer (expect()), so a bug shared by every
 // variant (the storage is the same code in all three) still fails.
 
-// Differences from the baseline that are decisions, not bugs:
-// 'case/step' -> why.  Each is checked to be exactly the outcome named.
-export const DECISIONS = {};
-
 const ROWS = 1500;
 const FILL = `CREATE TABLE t(id INTEGER PRIMARY KEY, k TEXT, b BLOB);
   INSERT INTO t(k, b) SELECT printf('%08x', (n * 2654435761) % 4294967296),
@@ -247,7 +243,7 @@ export async function runVariant(makeStore, only) {
 
 // Compare a variant's results with the baseline's.  Returns a list of
 // { name, ok, detail } checks: per case, no trap, expectations met, every
-// step equal to the baseline's (or to a decision in DECISIONS).
+// step equal to the baseline's (there is no deliberate difference).
 export function compare(label, got, base) {
   const out = [];
   for (const [name, r] of Object.entries(got)) {
@@ -259,9 +255,7 @@ export function compare(label, got, base) {
       for (let i = 0; i < n; i++) {
         const [l, o] = r.steps[i] || ['(missing)', null];
         const [, bo] = b.steps[i] || ['(missing)', null];
-        const key = `${name}/${l}`;
-        const want = Object.hasOwn(DECISIONS, key) ? DECISIONS[key].outcome : bo;
-        if (JSON.stringify(o) !== JSON.stringify(want)) diffs.push(`${l}: got ${JSON.stringify(o).slice(0, 200)}, baseline ${JSON.stringify(bo).slice(0, 200)}`);
+        if (JSON.stringify(o) !== JSON.stringify(bo)) diffs.push(`${l}: got ${JSON.stringify(o).slice(0, 200)}, baseline ${JSON.stringify(bo).slice(0, 200)}`);
       }
     }
     const problems = [...traps.map((t) => `trap ${t}`), ...r.expects, ...diffs];
