@@ -15,9 +15,18 @@ import { probeOpfs } from './opfs-probe.js';
 export { SqliteError, STATS_FIELDS, opfsAvailable, listOpfs, deletePool, HEADER_SIZE, POOL_ROOT };
 export { probeOpfs } from './opfs-probe.js';
 
-// The pool directory of a database name (one pool per database).
-export function poolNameOf(name) {
-  return encodeURIComponent(name).replace(/\./g, '%2E').slice(0, 200) || 'default';
+// The pool directory of a database name (one pool per database, and one
+// Web Lock): the name percent-encoded ('.' too) when that fits in 200
+// characters, as earlier builds named it; a longer name gets its first 100
+// encoded characters, a '.' (never in the short form) and the SHA-256 of
+// the name in hex, so two names never share a pool.
+const POOL_NAME_MAX = 200;
+export async function poolNameOf(name) {
+  const enc = encodeURIComponent(name).replace(/\./g, '%2E');
+  if (enc.length > 0 && enc.length <= POOL_NAME_MAX) return enc;
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(name)));
+  const prefix = enc.slice(0, 100).replace(/%[0-9A-F]?$/, '');   // no cut escape
+  return `${prefix}.${Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('')}`;
 }
 
 // The default is OPFS where its sync access handles work (a real call
@@ -42,7 +51,7 @@ export async function open(name, options = {}) {
   let backend;
   try {
     backend = storage === 'opfs'
-      ? await OpfsPool.open(options.pool ?? poolNameOf(name), { minFree: options.minFree ?? 16 })
+      ? await OpfsPool.open(options.pool ?? await poolNameOf(name), { minFree: options.minFree ?? 16 })
       : new MemoryBackend();
   } catch (e) {
     // The pool reports SQLite codes (SQLITE_BUSY for a second tab).
@@ -57,7 +66,7 @@ export async function open(name, options = {}) {
     db = engine.open(name);
     await backend.reserve();   // the main database took a pool file
   } catch (e) {
-    backend.close();
+    await backend.close();
     throw e;
   }
   return new SyncDatabase(db, engine, backend, storage);
@@ -105,10 +114,14 @@ export class SyncDatabase {
     }
   }
 
+  // Resolves once the storage is closed, the OPFS pool's in-flight top-up
+  // included (deletePool() may follow at once).
   close() {
-    if (!this.db.db) return;
-    this.engine.setObserver(null);
-    this.db.close();
-    this.backend.close();
+    if (!this.closing) {
+      this.engine.setObserver(null);
+      this.db.close();
+      this.closing = Promise.resolve(this.backend.close());
+    }
+    return this.closing;
   }
 }

@@ -123,7 +123,7 @@ async function run({ marker, workload, rows, enabled }) {
     });
     result.poolOpen = tally(pool);
     const poolClass = new Map(db.files.list().map((p) => [`/${POOL_ROOT}/${POOL}/${p.file}`, classOf(p)]));
-    db.close();
+    await db.close();
 
     // Everything left in OPFS once the connection is closed.
     const after = await scanAllOpfs(needle, poolClass, `/${POOL_ROOT}/${POOL}/`);
@@ -132,7 +132,7 @@ async function run({ marker, workload, rows, enabled }) {
     result.opfsAfterBytes = after.reduce((a, x) => a + (x.size || 0), 0);
     return result;
   } finally {
-    db.close();
+    await db.close();
   }
 }
 

@@ -5,7 +5,7 @@
 // (chromium.mjs, firefox.mjs, webkit.mjs; see engines.mjs).  Every check
 // asserts; a check that cannot run in an engine is skipped with the reason
 // printed; any failure makes the run exit 1.
-//   node test/browser/run.mjs [--only=api,quota,pool,leak,consumer,node,types]
+//   node test/browser/run.mjs [--only=api,quota,pool,leak,consumer,node,types,conformance]
 import { serve } from './server.mjs';
 import { selectEngines, launchEngine, freshProfile as newProfile } from './engines.mjs';
 import { checks } from './checks.mjs';
@@ -508,6 +508,11 @@ async function testEngine(base) {
     if (want('pool')) await testPool(base);
     if (want('consumer') && consumer) await consumer.testConsumer({ check, withBrowser, engine: E });
     if (want('leak')) { await testLeak(base, false); await testLeak(base, true); }
+    if (want('conformance')) {
+      // The JS conformance suite (test/conformance/) over OPFS and memory.
+      if (E.caps.opfs === true) await (await import('../conformance/browser.mjs')).testConformance({ check, withBrowser, base, engine: E.name });
+      else skip('conformance suite (OPFS pool and memory backend)', E.caps.opfs);
+    }
   } catch (e) {
     check(false, 'test run', e.stack);
   } finally {
