@@ -401,10 +401,19 @@ static void tcWipeFile(TcFile *p){
 }
 
 /*
+** The result of a lower read of a block with counter iCtr: a short read
+** is fine only for a block that was never written (counter 0, which
+** reads as zeros); of a written block it means the file lost data.
+*/
+static int tcReadResult(int rc, u64 iCtr){
+  if( rc==SQLITE_IOERR_SHORT_READ ) return iCtr==0 ? SQLITE_OK : SQLITE_IOERR_READ;
+  return rc;
+}
+
+/*
 ** Read the counter and the first n bytes of block k in one lower call
 ** into the work buffer and decrypt them into zOut (which may be the work
-** buffer's data part).  A short lower read is fine only for a block that
-** was never written (counter 0): it reads as zeros.
+** buffer's data part).
 */
 static int tcFetchBlock(TcFile *p, i64 k, int n, u8 *zOut){
   sqlite3_file *pSub = ORIGFILE(p);
@@ -414,7 +423,7 @@ static int tcFetchBlock(TcFile *p, i64 k, int n, u8 *zOut){
   rc = pSub->pMethods->xRead(pSub, p->aBuf, TC_HDR+n, tcPhysOffset(p, k));
   TC_ADD(tcStats.nPhysicalRead, (u64)(TC_HDR+n));
   iCtr = load64_le(p->aBuf);
-  if( rc==SQLITE_IOERR_SHORT_READ ) rc = iCtr==0 ? SQLITE_OK : SQLITE_IOERR_READ;
+  rc = tcReadResult(rc, iCtr);
   if( rc!=SQLITE_OK ) return rc;
   if( iCtr==0 ){
     memset(zOut, 0, n);
@@ -632,8 +641,7 @@ static int tcRead(sqlite3_file *pFile, void *zBuf, int iAmt, sqlite3_int64 iOfst
         rc = pSub->pMethods->xRead(pSub, z, n, tcPhysOffset(p,k)+TC_HDR+iOff);
       }
       TC_ADD(tcStats.nPhysicalRead, (u64)(TC_HDR+n));
-      /* As in tcFetchBlock: short is fine only for a hole. */
-      if( rc==SQLITE_IOERR_SHORT_READ ) rc = iCtr==0 ? SQLITE_OK : SQLITE_IOERR_READ;
+      rc = tcReadResult(rc, iCtr);
       if( rc==SQLITE_OK ){
         if( iCtr==0 ){
           memset(z, 0, n);
@@ -696,11 +704,11 @@ static int tcTruncate(sqlite3_file *pFile, sqlite3_int64 size){
     rc = tcSetBlockSize(p, TC_BLOCK);
     if( rc!=SQLITE_OK ) return SQLITE_IOERR_NOMEM;
   }
-  if( p->bPending && p->kPending*p->szBlock>=size ){
-    p->bPending = 0;   /* cut away: nothing to repair */
-  }
-  if( size>p->iSize || p->bPending ){
-    /* Growing must not expose a failed write's leftovers. */
+  /* Repair first a pending block that stays, and anything before the
+  ** file grows (growing must not expose a failed write's leftovers).  A
+  ** pending block the truncate cuts away stays pending until the lower
+  ** truncate has succeeded. */
+  if( (p->bPending && p->kPending*p->szBlock<size) || size>p->iSize ){
     rc = tcRepair(p);
     if( rc!=SQLITE_OK ) return SQLITE_IOERR_TRUNCATE;
   }
@@ -718,6 +726,7 @@ static int tcTruncate(sqlite3_file *pFile, sqlite3_int64 size){
   p->iSize = size;
   p->bLastKnown = 0;   /* keystream past the new end is spent */
   p->bDirtyTail = 0;   /* the lower file ends where the data does */
+  p->bPending = 0;     /* only a block cut away can have been pending */
   return SQLITE_OK;
 }
 

@@ -88,9 +88,15 @@ static void keystream(const CkFile *p, uint64_t c, int j, uint8_t *out, int n){
   }
 }
 
+/* What a lower write may store at logical byte x.  Inside the write that
+** is running, the new byte, or the old one: a call first repairs a block
+** an earlier failed write left pending, with the block's old content. */
 static int expected_byte(int64_t x, uint8_t *pAlt, int *pHasAlt){
   *pHasAlt = 0;
-  if( x>=M.wOff && x<M.wOff+M.wN ) return M.wData[x-M.wOff];
+  if( x>=M.wOff && x<M.wOff+M.wN ){
+    if( x<M.size ){ *pHasAlt = 1; *pAlt = M.unc[x] ? M.alt[x] : M.cur[x]; }
+    return M.wData[x-M.wOff];
+  }
   if( x<M.size ){
     if( M.unc[x] ){ *pHasAlt = 1; *pAlt = M.alt[x]; }
     return M.cur[x];
