@@ -41,6 +41,7 @@ int tempcrypt_chacha20_current_path(void);
 ** the stack under it (chacha20.c, wipe_stack_below).
 */
 #ifdef CC_LANES
+#define CC_UNROLL _Pragma("GCC unroll 16")
 /* Shuffle indices: M once per 128-bit lane g of a vector. */
 #if CC_LANES == 4
 # define CC_PER_LANE(M) M(0)
@@ -91,6 +92,9 @@ CC_ATTR static size_t CC_NAME(u8 *out, const u8 *in, size_t n, u32 state[16]){
   int i;
   for(i = 0; i < CC_LANES; i++) ctr[i] = (u32)i;
   while( n - nDone >= 64 * CC_LANES ){
+    /* Every loop over x is unrolled, so that x lives in registers (gcc
+    ** -O2 would leave some loops rolled, and x in memory). */
+    CC_UNROLL
     for(i = 0; i < 16; i++) x[i] = zero + state[i];
     x[12] += ctr;
     for(i = 0; i < 10; i++){
@@ -103,10 +107,12 @@ CC_ATTR static size_t CC_NAME(u8 *out, const u8 *in, size_t n, u32 state[16]){
       CC_QR(x[2], x[7],  x[8], x[13]);
       CC_QR(x[3], x[4],  x[9], x[14]);
     }
+    CC_UNROLL
     for(i = 0; i < 16; i++) x[i] += state[i];
     x[12] += ctr;
     /* A 4x4 transpose inside each 128-bit lane: afterwards x[i+k] holds,
     ** in its lane g, words i..i+3 of block 4g+k. */
+    CC_UNROLL
     for(i = 0; i < 16; i += 4){
       V t0 = __builtin_shufflevector(x[i],   x[i+1], CC_PER_LANE(CC_UNPACKLO32));
       V t1 = __builtin_shufflevector(x[i+2], x[i+3], CC_PER_LANE(CC_UNPACKLO32));
@@ -117,6 +123,7 @@ CC_ATTR static size_t CC_NAME(u8 *out, const u8 *in, size_t n, u32 state[16]){
       x[i+2] = __builtin_shufflevector(t2, t3, CC_PER_LANE(CC_UNPACKLO64));
       x[i+3] = __builtin_shufflevector(t2, t3, CC_PER_LANE(CC_UNPACKHI64));
     }
+    CC_UNROLL
     for(i = 0; i < 4; i++){
       u8 *o = out + nDone + 64 * i;
       const u8 *s = in + nDone + 64 * i;
