@@ -185,3 +185,22 @@ test-wasi: wasi-tests
 	    $(WASI_NODE) --test $(sort $(wildcard wasm/wasi/test/*.test.mjs))
 
 TEST_TARGETS += test-wasi
+
+# ChaCha20 in wasm against libsodium.js in one Node run (test/chacha_bench.mjs),
+# for `make bench`: clang's WASI build and emscripten's, every path.
+CHACHA_BENCH_EXPORTS := tempcrypt_chacha20_xor tempcrypt_chacha20_use_path \
+    tempcrypt_chacha20_path_name tempcrypt_chacha20_path_missing malloc
+CHACHA_BENCH_COMMA := ,
+CHACHA_BENCH_SPACE := $(subst ,, )
+.PHONY: bench-chacha-wasm
+$(WASI)/bench/chacha-wasi.wasm: src/chacha20.c $(TC_HDR) $(WASI_STAMP)
+	@mkdir -p $(@D)
+	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc -mexec-model=reactor \
+	    $(addprefix -Wl$(CHACHA_BENCH_COMMA)--export=,$(CHACHA_BENCH_EXPORTS)) -o $@ src/chacha20.c
+$(WASI)/bench/chacha-emcc.wasm: src/chacha20.c $(TC_HDR)
+	@mkdir -p $(@D)
+	$(WASI_EMCC_ENV) $(WASI_EMCC) -O2 -msimd128 $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc \
+	    --no-entry -sSTANDALONE_WASM -sEXPORTED_FUNCTIONS=$(subst $(CHACHA_BENCH_SPACE),$(CHACHA_BENCH_COMMA),$(addprefix _,$(CHACHA_BENCH_EXPORTS))) \
+	    -o $@ src/chacha20.c
+bench-chacha-wasm: $(WASI)/bench/chacha-wasi.wasm $(WASI)/bench/chacha-emcc.wasm
+	$(WASI_NODE) test/chacha_bench.mjs $^

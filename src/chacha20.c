@@ -111,19 +111,17 @@ NOINLINE static void chacha20_scalar(u8 *out, const u8 *in, size_t n,
 # define CC_NAME    chacha20_vec128
 # define CC_LANES   4
 # define CC_ATTR    NOINLINE
-/* Byte shuffles where they are one instruction: wasm's i8x16.shuffle,
-** NEON; SSE2 has no byte shuffle (SSSE3's pshufb). */
-# if defined(__SSE2__) && !defined(__SSSE3__)
-#  define CC_BYTEROT 0
-# else
-#  define CC_BYTEROT 1
-# endif
+/* Rotations by shifts: SSE2 has no byte shuffle, and under V8 (Node 20)
+** wasm's i8x16.shuffle made this kernel about 10% slower than shifts
+** (docs/cipher.md). */
+# define CC_BYTEROT 0
 # include "chacha20.h"
 #endif
 #ifdef TEMPCRYPT_X86
 # define CC_NAME    chacha20_avx2
 # define CC_LANES   8
 # define CC_ATTR    NOINLINE __attribute__((target("avx2")))
+/* vpshufb for 16 and 8: about 15% faster than shifts here. */
 # define CC_BYTEROT 1
 # include "chacha20.h"
 /* AVX-512F rotates in one instruction (vprold): no shuffles needed. */
