@@ -62,7 +62,7 @@ static void test_vectors(void){
 }
 
 static void test_properties(TuRng *rng, int nIter){
-  static uint8_t in[4200], a[4200], b[4200], ks[4200];
+  static uint8_t in[4200], a[4200], b[4200 + 1], ks[4200];  /* b+1: unaligned */
   uint8_t key[32], nonce[12];
   int it;
   for(it=0; it<nIter; it++){
