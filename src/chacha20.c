@@ -3,13 +3,14 @@
 **
 ** Portable C99, constant time: the only branches and memory indexes depend
 ** on lengths and counters, never on the key, the nonce or the data.  Words
-** are loaded and stored with shifts, so the code does not care about the
-** host's byte order or alignment.  Every buffer that held key material or
-** keystream is wiped before return.
+** are loaded and stored with shifts, so the scalar code does not care
+** about the host's byte order or alignment.  Vector paths (4, 8 or 16
+** blocks at once) are added where the compiler has them; docs/cipher.md
+** describes the paths, their dispatch and how no keystream or key is
+** left in memory after a call (the stack wipe, below).
 */
 #include <string.h>
 #include "tempcrypt.h"
-
 #include "chacha20.h"
 
 #ifdef __GNUC__
@@ -66,7 +67,8 @@ static void chacha20_block(u32 out[16], const u32 in[16]){
 }
 
 /*
-** The scalar worker: whole blocks, then the partial last one.
+** The scalar worker: whole blocks, then the partial last one.  Its ks and
+** tail, like every worker's frame, are wiped by wipe_stack_below().
 */
 NOINLINE static void chacha20_scalar(u8 *out, const u8 *in, size_t n,
                                      u32 state[16]){
