@@ -15,7 +15,7 @@ import { basename } from 'node:path';
 import sodium from 'libsodium-wrappers-sumo';
 
 const BLOCK = 4096;
-const TURNS = 5;
+const TURNS = 9;
 const TURN_S = 0.1;
 
 // MB/s of one turn of fn(), called in batches of 64 until TURN_S of CPU
