@@ -9,10 +9,11 @@ export class MemoryBackend {
     this.nextTemp = 0;
   }
 
+  // A temp file (no name) lives only in its handle: its "/tmp/N" is a label
+  // for the observer, not a key, since a user may name a database /tmp/N.
   xOpen(name, flags) {
     if (name === null) {
-      const file = { name: `/tmp/${++this.nextTemp}`, data: new Uint8Array(0), size: 0, flags };
-      return file;
+      return { name: `/tmp/${++this.nextTemp}`, data: new Uint8Array(0), size: 0, flags, temp: true };
     }
     let file = this.files.get(name);
     if (!file) {
@@ -23,8 +24,15 @@ export class MemoryBackend {
     return file;
   }
 
+  // Free by handle: a temp file's bytes go with it; a named file deleted on
+  // close goes only if its name still maps to this very file.
   xClose(file) {
-    if (file.flags & 0x8) this.xDelete(file.name);
+    if (file.temp) {
+      file.data = new Uint8Array(0);
+      file.size = 0;
+    } else if (file.flags & 0x8 && this.files.get(file.name) === file) {
+      this.xDelete(file.name);
+    }
   }
 
   xRead(file, buf, offset) {

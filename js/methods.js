@@ -25,8 +25,7 @@ export function createDispatcher() {
     files: () => ({ list: db.files.list(), wipedAtOpen: db.files.wipedAtOpen }),
     async close() {
       if (db) {
-        await db.pending;
-        db.close();
+        await db.close();
       }
       db = null;
     },

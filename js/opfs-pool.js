@@ -7,6 +7,9 @@
 // it holds (path, open flags, checksum); the file's bytes follow.  A pool
 // file that held a temporary file (no name, or deleted on close) is wiped
 // when the pool opens, so leftovers of a crashed tab do not stay on disk.
+// A file whose header is damaged (neither valid nor all zero) but which
+// holds data may be the main database or its journal: the pool refuses to
+// open (SQLITE_CORRUPT naming the file) and leaves every byte as it is.
 // A pool is held by one tab or worker at a time: it takes the Web Lock
 // 'sqlite-tempcrypt:<pool name>' at open (without waiting) and keeps it
 // until close(); a second tab opening the same pool gets a SQLITE_BUSY
@@ -93,9 +96,10 @@ export class OpfsPool {
         const ah = await handle.createSyncAccessHandle();
         pool.adopt(fname, ah);
       }
+      pool.checkDamaged();
       await pool.reserve();
     } catch (e) {
-      pool.close();
+      await pool.close();
       if (e && (e.name === 'NoModificationAllowedError' || e.name === 'InvalidStateError')) {
         throw sqliteError(5, `database pool "${name}" is in use by another tab or worker (its OPFS files are locked): ${e.message}`);
       }
@@ -113,22 +117,27 @@ export class OpfsPool {
     this.byPath = new Map();     // path -> slot
     this.free = [];              // slots holding nothing
     this.wipedAtOpen = [];       // { file, path, flags, size } wiped by open
+    this.damaged = [];           // { file, size, why }: refused by open
+    this.inflight = new Set();   // reserve() calls still running
     this.nextTemp = 0;
     this.reserveError = null;    // why the last reserve() failed, if it did
     this.headerBuf = new Uint8Array(HEADER_SIZE);
     this.at = { at: 0 };         // reused { at } of xRead/xWrite
   }
 
+  // The header of a pool file: { flags, path }, null when it is all zero
+  // (free, as writeHeader(null) leaves it), or { damaged: why }.
   readHeader(slot) {
     const h = this.headerBuf;
     h.fill(0);
     slot.ah.read(h, { at: 0 });
     const dv = new DataView(h.buffer);
     const n = dv.getUint32(8, true);
-    if (dv.getUint32(0, true) !== MAGIC || n === 0 || n > PATH_MAX) return null;
+    if (dv.getUint32(0, true) !== MAGIC) return h.every((b) => b === 0) ? null : { damaged: 'no pool header' };
+    if (n === 0 || n > PATH_MAX) return { damaged: `path length ${n}` };
     const sum = dv.getUint32(12, true);
     dv.setUint32(12, 0, true);
-    if (fnv1a(h, 16 + n) !== sum) return null;
+    if (fnv1a(h, 16 + n) !== sum) return { damaged: 'checksum mismatch' };
     return { flags: dv.getUint32(4, true), path: decoder.decode(h.subarray(16, 16 + n)) };
   }
 
@@ -151,8 +160,16 @@ export class OpfsPool {
   adopt(fname, ah) {
     const slot = { fname, ah, path: null, flags: 0, gen: 0 };
     this.slots.push(slot);
-    const hdr = this.readHeader(slot);
+    let hdr = this.readHeader(slot);
     const size = ah.getSize();
+    if (hdr && hdr.damaged) {
+      if (size > HEADER_SIZE) {
+        // Not ours to judge: it may hold the database.  Touch nothing.
+        this.damaged.push({ file: fname, size: size - HEADER_SIZE, why: hdr.damaged });
+        return;
+      }
+      hdr = null;   // a torn header over no data holds nothing
+    }
     if (hdr && !isTempSlot(hdr.flags)) {
       const other = this.byPath.get(hdr.path);
       if (other) {
@@ -176,6 +193,16 @@ export class OpfsPool {
     this.release(slot);
   }
 
+  // Refuse the pool when a file with data has a damaged header (see the
+  // top of this file): SQLITE_CORRUPT, saying which files and the way out.
+  checkDamaged() {
+    if (this.damaged.length === 0) return;
+    const files = this.damaged.map((d) => `${d.file} (${d.size} bytes of data, ${d.why})`).join(', ');
+    throw sqliteError(11, `OPFS pool "${this.name}" has pool files with a damaged header: ${files}. ` +
+      `They may hold the database or its journal, so the pool is not opened and nothing was changed; ` +
+      `copy them out of OPFS ${POOL_ROOT}/${this.name}/ and remove them, or deletePool("${this.name}") to discard the database`);
+  }
+
   // Empty a slot: drop its data, clear its header, put it on the free list.
   release(slot) {
     if (slot.path !== null && this.byPath.get(slot.path) === slot) this.byPath.delete(slot.path);
@@ -191,14 +218,12 @@ export class OpfsPool {
   // Create pool files until at least minFree (or `want`) are free.  A
   // failure is kept (reserveError) so that an open finding no free file
   // can say why (a quota error becomes SQLITE_FULL there).
-  async reserve(want = this.minFree) {
-    try {
-      await this.grow(want);
-      this.reserveError = null;
-    } catch (e) {
-      this.reserveError = e;
-      throw e;
-    }
+  // Each call is tracked until it settles, so that close() can wait for it.
+  reserve(want = this.minFree) {
+    const p = this.grow(want).then(() => { this.reserveError = null; }, (e) => { this.reserveError = e; throw e; });
+    const tracked = p.catch(() => {}).then(() => this.inflight.delete(tracked));
+    this.inflight.add(tracked);
+    return p;
   }
 
   async grow(want) {
@@ -274,7 +299,9 @@ export class OpfsPool {
     const ah = this.live(h);
     this.at.at = HEADER_SIZE + offset;
     const n = ah.write(buf, this.at);
-    if (n !== buf.length) throw sqliteError(778, `short write to ${h.name}: ${n} of ${buf.length} bytes`);
+    // A short write is a full disk or quota (Firefox returns one where
+    // Chromium throws QuotaExceededError): SQLITE_FULL, as SQLite's unix VFS.
+    if (n !== buf.length) throw sqliteError(13, `short write to ${h.name}: ${n} of ${buf.length} bytes (storage full or over its quota)`);
   }
 
   xTruncate(h, size) {
@@ -315,7 +342,12 @@ export class OpfsPool {
     });
   }
 
+  // Close every access handle and release the Web Lock.  Resolves once no
+  // reserve() is in flight any more (each closes the handle it was creating
+  // when it sees the pool closed): only then may the pool be deleted or
+  // opened elsewhere.
   close() {
+    if (this.closing) return this.closing;
     this.closed = true;
     for (const s of this.slots) {
       try { s.ah.close(); } catch { /* already closed */ }
@@ -323,7 +355,10 @@ export class OpfsPool {
     this.slots = [];
     this.free = [];
     this.byPath.clear();
-    if (this.unlock) { this.unlock(); this.unlock = null; }
+    this.closing = Promise.all([...this.inflight]).then(() => {
+      if (this.unlock) { this.unlock(); this.unlock = null; }
+    });
+    return this.closing;
   }
 }
 

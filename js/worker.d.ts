@@ -53,7 +53,8 @@ export declare class SyncDatabase {
   query<R extends Row = Row>(sql: string, params?: Params): R[];
   run(sql: string, params?: Params): RunResult;
   export(): Uint8Array;
-  close(): void;
+  /** Resolves once the storage is closed, nothing of the OPFS pool still in flight. */
+  close(): Promise<void>;
   /** Set (or clear with null) the storage observer. */
   observe(fn: StorageObserver | null): void;
   /** Make at least n pool files free (OPFS) before a temp-heavy statement. */
@@ -77,12 +78,16 @@ export declare class SyncDatabase {
 export declare function open(name: string, options?: WorkerOpenOptions): Promise<SyncDatabase>;
 /** True where OPFS sync access handles exist (a dedicated Worker). */
 export declare function opfsAvailable(): boolean;
+/** Whether OPFS sync access handles work here, found by a real call (once
+ * per Worker): null when they do, else why not.  `open()` uses it to pick
+ * its default storage. */
+export declare function probeOpfs(): Promise<string | null>;
 /** Everything in OPFS, recursively (size null: locked by an access handle). */
 export declare function listOpfs(): Promise<{ path: string; kind: 'file' | 'directory'; size: number | null }[]>;
 /** Remove the pool directory of a database (must not be open anywhere). */
 export declare function deletePool(pool: string): Promise<void>;
-/** Pool directory name used for a database name. */
-export declare function poolNameOf(name: string): string;
+/** Pool directory name used for a database name (distinct for distinct names). */
+export declare function poolNameOf(name: string): Promise<string>;
 export declare const HEADER_SIZE: number;
 export declare const POOL_ROOT: string;
 export declare const STATS_FIELDS: readonly (keyof TempcryptStats)[];

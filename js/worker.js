@@ -10,29 +10,48 @@
 import { createEngine, SqliteError, STATS_FIELDS } from './engine.js';
 import { MemoryBackend } from './memory-backend.js';
 import { OpfsPool, opfsAvailable, listOpfs, deletePool, HEADER_SIZE, POOL_ROOT } from './opfs-pool.js';
+import { probeOpfs } from './opfs-probe.js';
 
 export { SqliteError, STATS_FIELDS, opfsAvailable, listOpfs, deletePool, HEADER_SIZE, POOL_ROOT };
+export { probeOpfs } from './opfs-probe.js';
 
-// The pool directory of a database name (one pool per database).
-export function poolNameOf(name) {
-  return encodeURIComponent(name).replace(/\./g, '%2E').slice(0, 200) || 'default';
+// The pool directory of a database name (one pool per database, and one
+// Web Lock): the name percent-encoded ('.' too) when that fits in 200
+// characters, as earlier builds named it; a longer name gets its first 100
+// encoded characters, a '.' (never in the short form) and the SHA-256 of
+// the name in hex, so two names never share a pool.
+const POOL_NAME_MAX = 200;
+export async function poolNameOf(name) {
+  const enc = encodeURIComponent(name).replace(/\./g, '%2E');
+  if (enc.length > 0 && enc.length <= POOL_NAME_MAX) return enc;
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(name)));
+  const prefix = enc.slice(0, 100).replace(/%[0-9A-F]?$/, '');   // no cut escape
+  return `${prefix}.${Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('')}`;
 }
 
-function resolveStorage(storage) {
-  if (storage === undefined || storage === null) return opfsAvailable() ? 'opfs' : 'memory';
-  if (storage !== 'opfs' && storage !== 'memory') throw new TypeError(`storage must be 'opfs' or 'memory', not ${String(storage)}`);
-  return storage;
+// The default is OPFS where its sync access handles work (a real call
+// decides: probeOpfs()), else memory; 'opfs' where they do not is an error
+// that says what is missing.
+async function resolveStorage(storage) {
+  if (storage !== undefined && storage !== null && storage !== 'opfs' && storage !== 'memory') {
+    throw new TypeError(`storage must be 'opfs' or 'memory', not ${String(storage)}`);
+  }
+  if (storage === 'memory') return storage;
+  const missing = await probeOpfs();
+  if (!missing) return 'opfs';
+  if (storage === 'opfs') throw new SqliteError(`storage 'opfs' is not available here: ${missing}. OPFS needs FileSystemSyncAccessHandle in a dedicated Worker; use storage 'memory'`, 14);
+  return 'memory';
 }
 
 // Open a database: a fresh SQLite instance with tempcrypt over its own
 // storage (an OPFS pool named after the database, or memory).
 export async function open(name, options = {}) {
   if (typeof name !== 'string' || name === '') throw new TypeError('open(name): name must be a non-empty string');
-  const storage = resolveStorage(options.storage);
+  const storage = await resolveStorage(options.storage);
   let backend;
   try {
     backend = storage === 'opfs'
-      ? await OpfsPool.open(options.pool ?? poolNameOf(name), { minFree: options.minFree ?? 16 })
+      ? await OpfsPool.open(options.pool ?? await poolNameOf(name), { minFree: options.minFree ?? 16 })
       : new MemoryBackend();
   } catch (e) {
     // The pool reports SQLite codes (SQLITE_BUSY for a second tab).
@@ -47,7 +66,7 @@ export async function open(name, options = {}) {
     db = engine.open(name);
     await backend.reserve();   // the main database took a pool file
   } catch (e) {
-    backend.close();
+    await backend.close();
     throw e;
   }
   return new SyncDatabase(db, engine, backend, storage);
@@ -95,10 +114,14 @@ export class SyncDatabase {
     }
   }
 
+  // Resolves once the storage is closed, the OPFS pool's in-flight top-up
+  // included (deletePool() may follow at once).
   close() {
-    if (!this.db.db) return;
-    this.engine.setObserver(null);
-    this.db.close();
-    this.backend.close();
+    if (!this.closing) {
+      this.engine.setObserver(null);
+      this.db.close();
+      this.closing = Promise.resolve(this.backend.close());
+    }
+    return this.closing;
   }
 }

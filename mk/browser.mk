@@ -1,7 +1,8 @@
 # Browser build: SQLite + tempcrypt + the OPFS VFS (wasm/browser/) as an ES
 # module and a .wasm file, packaged with the JS API (js/) into dist/.
 #   make browser        build dist/
-#   make test-browser   run the browser tests in headless Chromium
+#   make test-browser   run the browser tests in every engine installed
+#                       (BROWSERS=chromium,firefox,webkit picks them)
 # Needs Debian's emscripten (emcc 3.1.6); -O1 and above need NODE_PATH.
 
 EMCC          ?= emcc
@@ -84,7 +85,8 @@ $(DIST)/.js-stamp: $(BROWSER_JS)
 	cp $(BROWSER_JS) $(DIST)/
 	touch $@
 
+BROWSERS ?=
 test-browser: browser
-	node test/browser/run.mjs
+	BROWSERS=$(BROWSERS) node test/browser/run.mjs
 
 TEST_TARGETS += test-browser

@@ -87,3 +87,18 @@ $(NATIVE_TEST)/asan/%: test/%.c test/testutil.h $(ASAN_DIR)/tc_tempcrypt.o $(ASA
 test-native-asan: $(NATIVE_TEST)/asan/stress $(NATIVE_TEST)/asan/chacha20_test
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(NATIVE_TEST)/asan/chacha20_test 3000
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(NATIVE_TEST)/asan/stress -n 240000 -s $(STRESS_SEED) -m all
+
+# The stack's conformance (issue 9): the same SQL, API calls and file
+# controls on each lower VFS and on tempcrypt over it, transcripts
+# compared (test/conformance.c).  Scratch files go to tmpfs when there is
+# one: the journal-mode scenarios sync a lot.
+CONFORMANCE_VFS ?= unix unix-dotfile unix-none unix-excl
+CONFORMANCE_DIR ?= $(if $(wildcard /dev/shm/.),/dev/shm/tempcrypt-conformance-$(USER),$(BUILD)/conformance)
+.PHONY: test-conformance
+TEST_TARGETS += test-conformance
+$(NATIVE_TEST)/conformance: test/conformance.c test/testutil.h $(NATIVE_TEST)/libtempcrypt-test.a $(NATIVE)/sqlite3.o
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(NATIVE_TEST)/libtempcrypt-test.a $(NATIVE)/sqlite3.o -lpthread -lm
+test-conformance: $(NATIVE_TEST)/conformance
+	@mkdir -p $(CONFORMANCE_DIR)
+	@for v in $(CONFORMANCE_VFS); do $< -dir $(CONFORMANCE_DIR) $$v || exit 1; done
+	@rm -rf $(CONFORMANCE_DIR)

@@ -1,7 +1,8 @@
 # SQL-level proof (issue 3): leak check, differential test, every-position
 # fault injection, key hygiene, sanitizers, valgrind, ctgrind, mutations.
 #
-#   make test-proof          leakcheck, difftest, faulttest, keyhygiene  (CI)
+#   make test-proof          leakcheck, difftest, faulttest, keyhygiene,
+#                            recovery (issue 9: whole again after a fault)  (CI)
 #   make test-sanitize-asan  the same under ASan+UBSan+LSan              (CI)
 #   make test-sanitize-tsan  difftest/leakcheck with threads=4 under TSan (CI)
 #   make test-sanitize       both sanitizer runs
@@ -14,7 +15,7 @@
 # variant reuses $(NATIVE)/sqlite3.o.
 
 PROOF       ?= $(BUILD)/proof
-PROOF_TESTS := leakcheck difftest faulttest keyhygiene
+PROOF_TESTS := leakcheck difftest faulttest keyhygiene recovery
 PROOF_SRC   := test/proof.c test/proof.h
 PROOF_RUN    = mkdir -p $(PROOF)/tmp && PROOF_DIR=$(PROOF)/tmp
 VALGRIND    ?= valgrind
@@ -59,6 +60,7 @@ test-proof: $(addprefix $(PROOF)/plain/,$(PROOF_TESTS))
 	$(PROOF_RUN) $(PROOF)/plain/difftest
 	$(PROOF_RUN) $(PROOF)/plain/faulttest
 	$(PROOF_RUN) $(PROOF)/plain/keyhygiene
+	$(PROOF_RUN) $(PROOF)/plain/recovery
 
 leak-report: $(PROOF)/plain/leakcheck
 	$(PROOF_RUN) $(PROOF)/plain/leakcheck
@@ -71,6 +73,7 @@ test-sanitize-asan: $(addprefix $(PROOF)/asan/,$(PROOF_TESTS))
 	$(PROOF_RUN) $(PROOF_ASAN_ENV) $(PROOF)/asan/difftest 600
 	$(PROOF_RUN) $(PROOF_ASAN_ENV) $(PROOF)/asan/faulttest
 	$(PROOF_RUN) $(PROOF_ASAN_ENV) $(PROOF)/asan/keyhygiene
+	$(PROOF_RUN) $(PROOF_ASAN_ENV) $(PROOF)/asan/recovery -stride 25
 
 # TSan with the multi-threaded sorter (PRAGMA threads=4 in both programs).
 test-sanitize-tsan: $(PROOF)/tsan/difftest $(PROOF)/tsan/leakcheck
@@ -89,6 +92,7 @@ test-valgrind: $(addprefix $(PROOF)/plain/,$(PROOF_TESTS)) \
 	$(PROOF_RUN) $(PROOF_VG) $(PROOF)/plain/difftest 400
 	$(PROOF_RUN) $(PROOF_VG) $(PROOF)/plain/faulttest -stride 7
 	$(PROOF_RUN) $(PROOF_VG) $(PROOF)/plain/keyhygiene
+	$(PROOF_RUN) $(PROOF_VG) $(PROOF)/plain/recovery -stride 100
 
 # Constant time: key and plaintext are marked undefined; memcheck then
 # reports any branch or address that depends on them.  The self-test must

@@ -1,8 +1,8 @@
 # WASI build: the SQLite shell and library with tempcrypt for wasm32-wasi
 # (wasmtime, node:wasi, jco), with Debian's clang-19 + lld-19 + wasi-libc.
 #   make wasi        build/wasi/sqlite3.wasm, libtempcrypt.a, libsqlite3.a
-#   make test-wasi   build the WASI tests and run them under node:wasi and
-#                    jco (and wasmtime when it is on PATH)
+#   make test-wasi   build the WASI tests and run them under node:wasi, jco
+#                    and @wasmer/wasi (and wasmtime when it is on PATH)
 # Compiled with -O2, linked without -O: with -O clang would run the old
 # Debian wasm-opt on the result.
 
@@ -131,14 +131,16 @@ $(WASI)/test/%.wasm: $(WASI)/test/%.o $(WASI)/cabi_realloc.o \
 # proof tests) built for wasm32-wasi: build/wasi/ctest/NAME.wasm.  No
 # libsodium in wasm: chacha20_test runs its vectors and properties, and
 # chacha_twin checks wasm against native byte for byte.
-WASI_CTESTS := chacha20_test stress leakcheck difftest faulttest keyhygiene stackscan
+WASI_CTESTS := chacha20_test stress leakcheck difftest faulttest keyhygiene \
+    recovery conformance stackscan
 WASI_CTEST_PROGS := $(patsubst %,$(WASI)/ctest/%.wasm,$(WASI_CTESTS))
 
 $(WASI)/ctest/proof.o: test/proof.c test/proof.h $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_TEST_CFLAGS) -c $< -o $@
 
-$(WASI)/ctest/chacha20_test.wasm $(WASI)/ctest/stress.wasm $(WASI)/ctest/stackscan.wasm: $(WASI)/ctest/%.wasm: \
+$(WASI)/ctest/chacha20_test.wasm $(WASI)/ctest/stress.wasm $(WASI)/ctest/conformance.wasm \
+    $(WASI)/ctest/stackscan.wasm: $(WASI)/ctest/%.wasm: \
     test/%.c test/testutil.h $(WASI)/cabi_realloc.o $(WASI)/testing/libtempcrypt.a $(WASI)/libsqlite3.a \
     $(WASI_STAMP)
 	@mkdir -p $(@D)

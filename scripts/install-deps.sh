@@ -11,6 +11,8 @@ APT_PACKAGES=(
   clang-19 lld-19 libclang-rt-19-dev-wasm32 wasi-libc   # WASI build
   emscripten                           # browser build
   chromium                             # browser tests, driven by playwright-core
+  firefox-esr                          # browser tests, driven by puppeteer-core (WebDriver BiDi)
+  webkit2gtk-driver xvfb               # browser tests in WebKitGTK's MiniBrowser (selenium-webdriver, on its own Xvfb)
 )
 
 missing=()

@@ -41,9 +41,9 @@
 ** special instructions; table-based AES, the fallback where there is no
 ** AES hardware such as in WebAssembly, leaks through cache timing.
 **
-** A file is cut into blocks: the page size for temporary and transient
-** databases (taken from the first write, 512 to 65536 bytes), 4096 bytes
-** for everything else.  Block k is stored at k*(B+8) as an 8-byte
+** A file is cut into blocks: the page size for databases without a name
+** (main, temporary and transient; taken from the first write, 512 to
+** 65536 bytes), 4096 bytes for everything else.  Block k is stored at k*(B+8) as an 8-byte
 ** little-endian counter followed by up to B bytes of ciphertext:
 **
 **     | ctr 0 | ciphertext 0 | ctr 1 | ciphertext 1 | ... | ctr n | part |
@@ -63,25 +63,43 @@
 ** because a hole inside a block would decrypt to keystream.
 **
 ** Failures: when a lower write fails, the logical size stays what it was,
-** whatever the write left past the end of the file is truncated away at
-** once (so it cannot pose as data later), and the last block's keystream
-** is not continued.  If the failed write reached the valid part of a
-** block, the block is remembered and reads of it fail with
-** SQLITE_IOERR_READ until it is written completely again: SQLite must
-** never see half a block under the wrong counter.  More failed blocks than
-** fit in the small list, or a failed clean-up truncate, turn the whole file
-** into an I/O error until it is truncated to zero.
+** whatever the write left past the end of the file is truncated away (so
+** it cannot pose as data later), and the last block's keystream is not
+** continued.  If the failed write rewrote valid bytes of a block, the
+** block on disk may be half old, half new: the work buffer still holds
+** its intended content (old bytes around the new ones), and that block
+** becomes the file's one pending repair.  Every later call first retries
+** the repair: it re-encrypts the block under a fresh counter, writes it
+** and, if needed, redoes the clean-up truncate.  Until that succeeds every
+** read, write, truncate and sync fails with an I/O error (SQLite never
+** sees half a block under the wrong counter); once the lower file works
+** again the file is whole, so a temporary database outlives a transient
+** disk error.  Only one repair can be pending, because nothing else runs
+** until it is done.
 **
-** Encrypted files are never memory-mapped (xFetch hands out no pointer)
-** and do not claim atomic writes.  Reads decrypt into SQLite's buffer;
-** writes encrypt from SQLite's buffer into one per-file work buffer of one
-** block plus its counter, which then goes down in a single lower write.
-** Neither path allocates memory.
+** The lower file must hold nothing past the end of the last block but
+** what tempcrypt wrote there: a block that reads back as a hole must be
+** one.  So SQLITE_FCNTL_CHUNK_SIZE (the unix VFS would round truncates
+** up and keep old blocks) and every file control tempcrypt does not know
+** stop at an encrypted file; see tcFileControl for the list.
+**
+** Method tables: a file's methods never promise what its lower file
+** lacks.  Named files get a table whose version and shared-memory and
+** mmap methods mirror those of the lower file (SQLite decides that WAL is
+** possible from xShmMap alone); encrypted files, which SQLite never puts
+** in WAL mode and which are never memory-mapped, get a version 1 table.
+**
+** Encrypted files never hand out mmap pointers and do not claim atomic
+** writes.  Reads decrypt into SQLite's buffer; writes encrypt from
+** SQLite's buffer into one per-file work buffer of one block plus its
+** counter, which then goes down in a single lower write.  Neither path
+** allocates memory.
 **
 ** What it does not do: it protects confidentiality, not integrity, and it
 ** cannot tell which connection a temporary file belongs to, so temporary
 ** files of every connection on the VFS are encrypted.
 */
+#include <assert.h>
 #include <string.h>
 #include <sys/random.h>
 #include "sqlite3.h"
@@ -105,21 +123,22 @@ typedef struct TcFile TcFile;
 #define TC_BLOCK      4096   /* block payload of files that hold no pages */
 #define TC_MIN_PAGE   512
 #define TC_MAX_PAGE   65536
-#define TC_MAX_FAILED 8      /* failed blocks remembered one by one */
 
 /* An open file. */
 struct TcFile {
   sqlite3_file base;       /* IO methods */
   u8 bCrypt;               /* Encrypted temporary file; else pass-through */
-  u8 bDbFile;              /* Temp or transient db: block size = page size */
+  u8 bDbFile;              /* A database: block size = page size */
   u8 bLastKnown;           /* iLastCtr is the last block's counter */
-  u8 bBroken;              /* Lower file state unknown: all I/O fails */
+  u8 bDirtyTail;           /* The lower file may hold bytes past the end */
+  u8 bPending;             /* aBuf holds block kPending, to be rewritten */
   int szBlock;             /* Block payload in bytes, 0 until known */
-  int nFailed;             /* Entries used in aFailed */
+  int nPending;            /* Valid bytes of the pending block */
   i64 iSize;               /* Logical size */
+  i64 kPending;            /* Block whose rewrite failed, if bPending */
   u64 iCounter;            /* Last counter handed out */
   u64 iLastCtr;            /* Counter of the last block, if bLastKnown */
-  i64 aFailed[TC_MAX_FAILED];  /* Blocks whose rewrite failed */
+  u64 iPendingCtr;         /* Counter aBuf is encrypted under, if bPending */
   u8 *aBuf;                /* Work buffer: TC_HDR + szBlock bytes */
   u8 aKey[32];             /* This file's key */
 };
@@ -133,10 +152,13 @@ struct TcFile {
 # define TC_LOAD(x)      (x)
 # define TC_STORE(x, v)  ((x) = (v))
 # define TC_ADD(x, n)    ((x) += (n))
+# define TC_TAKE(x)      tcTake(&(x))
+static uint64_t tcTake(uint64_t *p){ uint64_t v = *p; *p = 0; return v; }
 #else
 # define TC_LOAD(x)      __atomic_load_n(&(x), __ATOMIC_RELAXED)
 # define TC_STORE(x, v)  __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 # define TC_ADD(x, n)    ((void)__atomic_fetch_add(&(x), (n), __ATOMIC_RELAXED))
+# define TC_TAKE(x)      __atomic_exchange_n(&(x), 0, __ATOMIC_RELAXED)
 #endif
 
 static int tcEnabled = SQLITE_TEMPCRYPT_DEFAULT_ENABLED ? 1 : 0;
@@ -230,30 +252,43 @@ static sqlite3_vfs tc_vfs = {
 };
 
 /*
-** One table for every file.  Methods that act on content check bCrypt and
-** pass named files (and temp files opened while disabled) straight down.
+** The method tables.  Methods that act on content check bCrypt and pass
+** named files (and temp files opened while disabled) straight down.  The
+** tables differ only in what they promise beyond version 1, and tcOpen
+** picks the one its lower file can keep (tcMethodsFor): SQLite takes a
+** non-NULL xShmMap as "WAL works here", so a lower file without shared
+** memory must not see tcShmMap in our table.
 */
-static const sqlite3_io_methods tc_io_methods = {
-  3,                          /* iVersion */
-  tcClose,                    /* xClose: wipes key and buffer */
-  tcRead,                     /* xRead: decrypts block by block */
-  tcWrite,                    /* xWrite: encrypts under fresh counters */
-  tcTruncate,                 /* xTruncate: logical and physical */
-  tcSync,                     /* xSync: pass-through */
-  tcFileSize,                 /* xFileSize: logical size */
-  tcLock,                     /* xLock: pass-through */
-  tcUnlock,                   /* xUnlock: pass-through */
-  tcCheckReservedLock,        /* xCheckReservedLock: pass-through */
-  tcFileControl,              /* xFileControl: forwarded, VFSNAME tagged */
-  tcSectorSize,               /* xSectorSize: pass-through */
-  tcDeviceCharacteristics,    /* xDeviceCharacteristics: no atomic claims */
-  tcShmMap,                   /* xShmMap: pass-through */
-  tcShmLock,                  /* xShmLock: pass-through */
-  tcShmBarrier,               /* xShmBarrier: pass-through */
-  tcShmUnmap,                 /* xShmUnmap: pass-through */
-  tcFetch,                    /* xFetch: never maps an encrypted file */
-  tcUnfetch                   /* xUnfetch: pass-through */
+#define TC_IF_0(x) 0
+#define TC_IF_1(x) x
+#define TC_IF(c, x) TC_IF_##c(x)
+#define TC_IO_METHODS(NAME, VERSION, SHM, FETCH)                             \
+static const sqlite3_io_methods NAME = {                                     \
+  VERSION,                    /* iVersion: at most the lower file's */       \
+  tcClose,                    /* xClose: wipes key and buffer */             \
+  tcRead,                     /* xRead: decrypts block by block */           \
+  tcWrite,                    /* xWrite: encrypts under fresh counters */    \
+  tcTruncate,                 /* xTruncate: logical and physical */          \
+  tcSync,                     /* xSync: repairs first, then passes down */   \
+  tcFileSize,                 /* xFileSize: logical size */                  \
+  tcLock,                     /* xLock: pass-through */                      \
+  tcUnlock,                   /* xUnlock: pass-through */                    \
+  tcCheckReservedLock,        /* xCheckReservedLock: pass-through */         \
+  tcFileControl,              /* xFileControl: audited list, VFSNAME tagged */\
+  tcSectorSize,               /* xSectorSize: pass-through */                \
+  tcDeviceCharacteristics,    /* xDeviceCharacteristics: no false claims */  \
+  TC_IF(SHM, tcShmMap),       /* xShmMap: pass-through, if the lower has it */\
+  TC_IF(SHM, tcShmLock),      /* xShmLock: likewise */                       \
+  TC_IF(SHM, tcShmBarrier),   /* xShmBarrier: likewise */                    \
+  TC_IF(SHM, tcShmUnmap),     /* xShmUnmap: likewise */                      \
+  TC_IF(FETCH, tcFetch),      /* xFetch: named files only, if the lower has it */\
+  TC_IF(FETCH, tcUnfetch)     /* xUnfetch: likewise */                       \
 };
+/*               name            version  shm  fetch */
+TC_IO_METHODS(tc_io_methods_v1,       1,   0,    0)  /* encrypted files too */
+TC_IO_METHODS(tc_io_methods_shm,      2,   1,    0)
+TC_IO_METHODS(tc_io_methods_fetch,    3,   0,    1)  /* unix-none */
+TC_IO_METHODS(tc_io_methods_v3,       3,   1,    1)  /* unix */
 
 /* ------------------------------------------------------------ helpers */
 
@@ -329,52 +364,27 @@ static void tcCipher(TcFile *p, u8 *out, const u8 *in, int n,
   }
 }
 
-static int tcIsFailed(const TcFile *p, i64 k){
-  int i;
-  for(i=0; i<p->nFailed; i++){
-    if( p->aFailed[i]==k ) return 1;
-  }
-  return 0;
-}
-
-static void tcForgetFailed(TcFile *p, i64 k){
-  int i;
-  for(i=0; i<p->nFailed; i++){
-    if( p->aFailed[i]==k ){
-      p->aFailed[i] = p->aFailed[--p->nFailed];
-      return;
-    }
-  }
-}
-
-/* Remember a block whose valid part a failed write may have damaged. */
-static void tcMarkFailed(TcFile *p, i64 k){
-  if( tcIsFailed(p, k) ) return;
-  if( p->nFailed<TC_MAX_FAILED ){
-    p->aFailed[p->nFailed++] = k;
-  }else{
-    p->bBroken = 1;
-  }
-}
-
-/* Forget failed blocks at or after block kFirst (they were truncated). */
-static void tcForgetFailedFrom(TcFile *p, i64 kFirst){
-  int i = 0;
-  while( i<p->nFailed ){
-    if( p->aFailed[i]>=kFirst ){
-      p->aFailed[i] = p->aFailed[--p->nFailed];
-    }else{
-      i++;
-    }
-  }
-}
-
 /* Fix the block size and allocate the work buffer. */
 static int tcSetBlockSize(TcFile *p, int szBlock){
+  assert( p->szBlock==0 && p->aBuf==0 );
   p->aBuf = sqlite3_malloc(TC_HDR + szBlock);
   if( p->aBuf==0 ) return SQLITE_NOMEM;
   p->szBlock = szBlock;
   return SQLITE_OK;
+}
+
+/*
+** The block size of a database file whose first write is iAmt bytes at
+** iOfst: a database writes whole pages, so a power of two from 512 to
+** 65536 written at a multiple of itself is its page size.  Anything that
+** does not look like a page gets TC_BLOCK.
+*/
+static int tcChooseBlockSize(int iAmt, i64 iOfst){
+  if( iAmt>=TC_MIN_PAGE && iAmt<=TC_MAX_PAGE
+   && (iAmt & (iAmt-1))==0 && iOfst%iAmt==0 ){
+    return iAmt;
+  }
+  return TC_BLOCK;
 }
 
 /* Wipe and release everything secret about an encrypted file. */
@@ -387,29 +397,71 @@ static void tcWipeFile(TcFile *p){
   tempcrypt_wipe(p->aKey, sizeof(p->aKey));
   tempcrypt_wipe(&p->iCounter, sizeof(p->iCounter));
   tempcrypt_wipe(&p->iLastCtr, sizeof(p->iLastCtr));
+  tempcrypt_wipe(&p->iPendingCtr, sizeof(p->iPendingCtr));
 }
 
 /*
-** Read block k's counter and valid bytes into the work buffer and decrypt
-** them in place, for a read-modify-write.
+** Read the counter and the first n bytes of block k in one lower call
+** into the work buffer and decrypt them into zOut (which may be the work
+** buffer's data part).  A short lower read is fine only for a block that
+** was never written (counter 0): it reads as zeros.
 */
-static int tcLoadBlock(TcFile *p, i64 k, int nValid){
+static int tcFetchBlock(TcFile *p, i64 k, int n, u8 *zOut){
   sqlite3_file *pSub = ORIGFILE(p);
   u64 iCtr;
   int rc;
-  if( tcIsFailed(p, k) ){
-    TC_ADD(tcStats.nFailedBlockRead, 1);
-    return SQLITE_IOERR_READ;
-  }
-  rc = pSub->pMethods->xRead(pSub, p->aBuf, TC_HDR+nValid, tcPhysOffset(p,k));
-  TC_ADD(tcStats.nPhysicalRead, (u64)(TC_HDR+nValid));
+  assert( n>0 && n<=p->szBlock && !p->bPending );
+  rc = pSub->pMethods->xRead(pSub, p->aBuf, TC_HDR+n, tcPhysOffset(p, k));
+  TC_ADD(tcStats.nPhysicalRead, (u64)(TC_HDR+n));
   iCtr = load64_le(p->aBuf);
-  if( rc==SQLITE_IOERR_SHORT_READ && iCtr==0 ) rc = SQLITE_OK;
-  if( rc!=SQLITE_OK ) return rc==SQLITE_IOERR_SHORT_READ ? SQLITE_IOERR_READ : rc;
+  if( rc==SQLITE_IOERR_SHORT_READ ) rc = iCtr==0 ? SQLITE_OK : SQLITE_IOERR_READ;
+  if( rc!=SQLITE_OK ) return rc;
   if( iCtr==0 ){
-    memset(p->aBuf+TC_HDR, 0, nValid);
+    memset(zOut, 0, n);
   }else{
-    tcCipher(p, p->aBuf+TC_HDR, p->aBuf+TC_HDR, nValid, iCtr, 0);
+    tcCipher(p, zOut, p->aBuf+TC_HDR, n, iCtr, 0);
+  }
+  return SQLITE_OK;
+}
+
+/*
+** Finish the repair a failed write left (see "Failures" above): rewrite
+** the pending block under a fresh counter, then cut the lower file back
+** to the logical size if the clean-up truncate failed.  Until this
+** succeeds, nothing else may touch the file.
+*/
+static int tcRepair(TcFile *p){
+  sqlite3_file *pSub = ORIGFILE(p);
+  int rc;
+  if( p->bPending ){
+    u8 *aData = p->aBuf + TC_HDR;
+    u64 iNew = ++p->iCounter;
+    assert( p->nPending>0 && p->nPending<=p->szBlock );
+    /* Back to plaintext, then under the fresh counter. */
+    tcCipher(p, aData, aData, p->nPending, p->iPendingCtr, 0);
+    tcCipher(p, aData, aData, p->nPending, iNew, 0);
+    p->iPendingCtr = iNew;
+    store64_le(p->aBuf, iNew);
+    rc = pSub->pMethods->xWrite(pSub, p->aBuf, TC_HDR+p->nPending,
+                                tcPhysOffset(p, p->kPending));
+    TC_ADD(tcStats.nPhysicalWrite, (u64)(TC_HDR+p->nPending));
+    if( rc!=SQLITE_OK ){
+      /* The write may have stored part of the block: the tail again. */
+      p->bDirtyTail = 1;
+      TC_ADD(tcStats.nFailedBlockRead, 1);
+      return rc;
+    }
+    p->bPending = 0;
+    assert( !p->bLastKnown );  /* tcWriteFailed: never continue a keystream
+                               ** the failed write may have used */
+  }
+  if( p->bDirtyTail ){
+    rc = pSub->pMethods->xTruncate(pSub, tcPhysSize(p, p->iSize));
+    if( rc!=SQLITE_OK ){
+      TC_ADD(tcStats.nFailedBlockRead, 1);
+      return rc;
+    }
+    p->bDirtyTail = 0;
   }
   return SQLITE_OK;
 }
@@ -438,25 +490,23 @@ static int tcWriteBlock(TcFile *p, i64 k, int iOff, const u8 *z, int n){
   int nPhys;
   int rc;
 
+  assert( !p->bPending && n>0 && iEnd<=p->szBlock );
   if( nValid>0 && iOff>=nValid && k==tcLastBlock(p) && p->bLastKnown ){
     bAppend = 1;
     iCtr = p->iLastCtr;
     iFrom = nValid;
     iTo = iEnd;
   }else{
-    if( iOff>0 || iEnd<nValid ){
-      if( nValid>0 ){
-        rc = tcLoadBlock(p, k, nValid);
-        if( rc!=SQLITE_OK ) return rc;
-        TC_ADD(tcStats.nBlockRmw, 1);
-      }
-    }else if( tcIsFailed(p, k) ){
-      tcForgetFailed(p, k);   /* written completely again */
+    if( nValid>0 && (iOff>0 || iEnd<nValid) ){
+      rc = tcFetchBlock(p, k, nValid, aData);
+      if( rc!=SQLITE_OK ) return rc;
+      TC_ADD(tcStats.nBlockRmw, 1);
     }
     iCtr = ++p->iCounter;
     iFrom = 0;
     iTo = iEnd>nValid ? iEnd : nValid;
   }
+  assert( 0<=iFrom && iFrom<=iOff && iOff<iEnd && iEnd<=iTo && iTo<=p->szBlock );
   /* Zeros between what was valid and where this write starts. */
   if( iOff>nValid ) memset(aData+nValid, 0, iOff-nValid);
 
@@ -481,8 +531,15 @@ static int tcWriteBlock(TcFile *p, i64 k, int iOff, const u8 *z, int n){
   }
   TC_ADD(tcStats.nPhysicalWrite, (u64)nPhys);
   if( rc!=SQLITE_OK ){
-    /* A rewrite may have left the valid part half old, half new. */
-    if( !bAppend && nValid>0 ) tcMarkFailed(p, k);
+    if( !bAppend && nValid>0 ){
+      /* The valid part on disk may be half old, half new.  aBuf holds
+      ** what it should be (the old bytes around this write's): rewrite
+      ** it before anything else happens to the file. */
+      p->bPending = 1;
+      p->kPending = k;
+      p->nPending = nValid;
+      p->iPendingCtr = iCtr;
+    }
     return rc;
   }
   if( k*p->szBlock + iTo > p->iSize ) p->iSize = k*p->szBlock + iTo;
@@ -508,18 +565,20 @@ static int tcFillLast(TcFile *p, i64 iEnd){
 }
 
 /*
-** Repair the file after a failed write: the logical size goes back to
-** iOldSize, and whatever lies past it in the lower file goes too, so that
-** it never passes for data when the file grows again.  The last block's
-** keystream may have been used past the valid end: do not continue it.
+** After a failed write: the logical size goes back to iOldSize, and
+** whatever lies past it in the lower file goes too, so that it never
+** passes for data when the file grows again (if that truncate fails,
+** tcRepair retries it before the next call).  The last block's keystream
+** may have been used past the valid end: do not continue it.
 */
 static void tcWriteFailed(TcFile *p, i64 iOldSize){
   sqlite3_file *pSub = ORIGFILE(p);
   p->iSize = iOldSize;
   p->bLastKnown = 0;
-  tcForgetFailedFrom(p, (iOldSize + p->szBlock - 1)/p->szBlock);
+  /* The pending block had valid bytes before the write. */
+  assert( !p->bPending || p->kPending*p->szBlock<iOldSize );
   if( pSub->pMethods->xTruncate(pSub, tcPhysSize(p, iOldSize))!=SQLITE_OK ){
-    p->bBroken = 1;
+    p->bDirtyTail = 1;
   }
 }
 
@@ -542,16 +601,18 @@ static int tcRead(sqlite3_file *pFile, void *zBuf, int iAmt, sqlite3_int64 iOfst
   TcFile *p = (TcFile*)pFile;
   sqlite3_file *pSub = ORIGFILE(pFile);
   u8 *z = (u8*)zBuf;
-  int rc = SQLITE_OK;
+  int rc;
 
   if( !p->bCrypt ) return pSub->pMethods->xRead(pSub, zBuf, iAmt, iOfst);
-  if( p->bBroken ) return SQLITE_IOERR_READ;
+  rc = tcRepair(p);
+  if( rc!=SQLITE_OK ){
+    memset(z, 0, iAmt);
+    return SQLITE_IOERR_READ;
+  }
   TC_ADD(tcStats.nLogicalRead, (u64)iAmt);
   while( iAmt>0 ){
     i64 k;
     int iOff, n;
-    u64 iCtr;
-    const u8 *aCipher;
     if( iOfst>=p->iSize ){
       memset(z, 0, iAmt);
       return SQLITE_IOERR_SHORT_READ;
@@ -560,34 +621,28 @@ static int tcRead(sqlite3_file *pFile, void *zBuf, int iAmt, sqlite3_int64 iOfst
     iOff = (int)(iOfst % p->szBlock);
     n = tcValid(p, k) - iOff;
     if( n>iAmt ) n = iAmt;
-    if( tcIsFailed(p, k) ){
-      TC_ADD(tcStats.nFailedBlockRead, 1);
-      rc = SQLITE_IOERR_READ;
-      break;
-    }
     if( iOff==0 ){
-      rc = pSub->pMethods->xRead(pSub, p->aBuf, TC_HDR+n, tcPhysOffset(p, k));
-      TC_ADD(tcStats.nPhysicalRead, (u64)(TC_HDR+n));
-      iCtr = load64_le(p->aBuf);
-      aCipher = p->aBuf + TC_HDR;
+      rc = tcFetchBlock(p, k, n, z);
     }else{
       u8 aHdr[TC_HDR];
+      u64 iCtr;
       rc = pSub->pMethods->xRead(pSub, aHdr, TC_HDR, tcPhysOffset(p, k));
       iCtr = load64_le(aHdr);
       if( rc==SQLITE_OK && iCtr!=0 ){
         rc = pSub->pMethods->xRead(pSub, z, n, tcPhysOffset(p,k)+TC_HDR+iOff);
       }
       TC_ADD(tcStats.nPhysicalRead, (u64)(TC_HDR+n));
-      aCipher = z;
+      /* As in tcFetchBlock: short is fine only for a hole. */
+      if( rc==SQLITE_IOERR_SHORT_READ ) rc = iCtr==0 ? SQLITE_OK : SQLITE_IOERR_READ;
+      if( rc==SQLITE_OK ){
+        if( iCtr==0 ){
+          memset(z, 0, n);
+        }else{
+          tcCipher(p, z, z, n, iCtr, iOff);
+        }
+      }
     }
-    /* A short lower read is fine only for a block that was never written. */
-    if( rc==SQLITE_IOERR_SHORT_READ ) rc = iCtr==0 ? SQLITE_OK : SQLITE_IOERR_READ;
     if( rc!=SQLITE_OK ) break;
-    if( iCtr==0 ){
-      memset(z, 0, n);
-    }else{
-      tcCipher(p, z, aCipher, n, iCtr, iOff);
-    }
     z += n;
     iOfst += n;
     iAmt -= n;
@@ -601,21 +656,16 @@ static int tcWrite(sqlite3_file *pFile, const void *zBuf, int iAmt, sqlite3_int6
   sqlite3_file *pSub = ORIGFILE(pFile);
   const u8 *z = (const u8*)zBuf;
   i64 iOldSize = p->iSize;
-  int rc = SQLITE_OK;
+  int rc;
 
   if( !p->bCrypt ) return pSub->pMethods->xWrite(pSub, zBuf, iAmt, iOfst);
-  if( p->bBroken ) return SQLITE_IOERR_WRITE;
   if( iAmt<=0 ) return SQLITE_OK;
   if( p->szBlock==0 ){
-    /* A temp database's first write is a page: its size is the block. */
-    int sz = TC_BLOCK;
-    if( iAmt>=TC_MIN_PAGE && iAmt<=TC_MAX_PAGE && (iAmt & (iAmt-1))==0
-     && iOfst%iAmt==0 ){
-      sz = iAmt;
-    }
-    rc = tcSetBlockSize(p, sz);
+    rc = tcSetBlockSize(p, tcChooseBlockSize(iAmt, iOfst));
     if( rc!=SQLITE_OK ) return SQLITE_IOERR_NOMEM;
   }
+  rc = tcRepair(p);
+  if( rc!=SQLITE_OK ) return rc==SQLITE_FULL ? rc : SQLITE_IOERR_WRITE;
   TC_ADD(tcStats.nLogicalWrite, (u64)iAmt);
 
   /* A write that starts in a later block first fills up the last one. */
@@ -642,10 +692,17 @@ static int tcTruncate(sqlite3_file *pFile, sqlite3_int64 size){
 
   if( !p->bCrypt ) return pSub->pMethods->xTruncate(pSub, size);
   if( size<0 ) return SQLITE_IOERR_TRUNCATE;
-  if( p->bBroken && size>0 ) return SQLITE_IOERR_TRUNCATE;
   if( size>0 && p->szBlock==0 ){
     rc = tcSetBlockSize(p, TC_BLOCK);
     if( rc!=SQLITE_OK ) return SQLITE_IOERR_NOMEM;
+  }
+  if( p->bPending && p->kPending*p->szBlock>=size ){
+    p->bPending = 0;   /* cut away: nothing to repair */
+  }
+  if( size>p->iSize || p->bPending ){
+    /* Growing must not expose a failed write's leftovers. */
+    rc = tcRepair(p);
+    if( rc!=SQLITE_OK ) return SQLITE_IOERR_TRUNCATE;
   }
   rc = tcFillLast(p, size);
   if( rc!=SQLITE_OK ){
@@ -660,16 +717,14 @@ static int tcTruncate(sqlite3_file *pFile, sqlite3_int64 size){
   }
   p->iSize = size;
   p->bLastKnown = 0;   /* keystream past the new end is spent */
-  if( size==0 ){
-    p->nFailed = 0;
-    p->bBroken = 0;
-  }else{
-    tcForgetFailedFrom(p, (size + p->szBlock - 1)/p->szBlock);
-  }
+  p->bDirtyTail = 0;   /* the lower file ends where the data does */
   return SQLITE_OK;
 }
 
+/* A sync must not report success while a failed write is unrepaired. */
 static int tcSync(sqlite3_file *pFile, int flags){
+  TcFile *p = (TcFile*)pFile;
+  if( p->bCrypt && tcRepair(p)!=SQLITE_OK ) return SQLITE_IOERR_FSYNC;
   pFile = ORIGFILE(pFile);
   return pFile->pMethods->xSync(pFile, flags);
 }
@@ -699,21 +754,63 @@ static int tcCheckReservedLock(sqlite3_file *pFile, int *pResOut){
   return pFile->pMethods->xCheckReservedLock(pFile, pResOut);
 }
 
+/*
+** File controls.  Named files pass everything down.  For an encrypted file
+** every op was looked at, and only those that cannot break the layout go
+** down; everything else, including ops newer than this list, gets
+** SQLITE_NOTFOUND, which SQLite takes as "not for this file":
+**
+**   forwarded   VFSNAME (tagged), TEMPFILENAME, LOCKSTATE, LAST_ERRNO,
+**               HAS_MOVED, SYNC, COMMIT_PHASETWO, BUSYHANDLER,
+**               LOCK_TIMEOUT, PERSIST_WAL, POWERSAFE_OVERWRITE: they
+**               name, report or set flags and move no file bytes
+**               (xDeviceCharacteristics strips POWERSAFE_OVERWRITE for
+**               encrypted files anyway);
+**   translated  SIZE_HINT: the logical size becomes the physical one (a
+**               lower file grown by a hint reads as zeros, i.e. holes);
+**   limited     MMAP_SIZE: the lower file's limit is set to (or asked as)
+**               0 and the answer is 0: the file is never mapped (its
+**               table has no xFetch); the result code is the lower's, so
+**               a lower VFS without mmap still says SQLITE_NOTFOUND;
+**   refused     CHUNK_SIZE (the unix VFS would then round truncates up and
+**               leave old blocks and counters past the end, which would
+**               read back as data when the file grows again), SIZE_LIMIT
+**               (a memdb limit on a size that is not ours), the atomic
+**               write batch ops (no atomic claims), NULL_IO, PRAGMA,
+**               WIN32_*, ZIPVFS, RBU, CKPT_*, and anything unknown.
+*/
 static int tcFileControl(sqlite3_file *pFile, int op, void *pArg){
   TcFile *p = (TcFile*)pFile;
   sqlite3_file *pSub = ORIGFILE(pFile);
   int rc;
   if( p->bCrypt ){
     switch( op ){
-      case SQLITE_FCNTL_MMAP_SIZE:
-        /* Never map ciphertext: the limit for this file stays 0. */
-        *(sqlite3_int64*)pArg = 0;
-        return SQLITE_OK;
+      case SQLITE_FCNTL_VFSNAME:
+      case SQLITE_FCNTL_TEMPFILENAME:
+      case SQLITE_FCNTL_LOCKSTATE:
+      case SQLITE_FCNTL_LAST_ERRNO:
+      case SQLITE_FCNTL_HAS_MOVED:
+      case SQLITE_FCNTL_SYNC:
+      case SQLITE_FCNTL_COMMIT_PHASETWO:
+      case SQLITE_FCNTL_BUSYHANDLER:
+      case SQLITE_FCNTL_LOCK_TIMEOUT:
+      case SQLITE_FCNTL_PERSIST_WAL:
+      case SQLITE_FCNTL_POWERSAFE_OVERWRITE:
+        break;
       case SQLITE_FCNTL_SIZE_HINT: {
         sqlite3_int64 iHint = tcPhysSize(p, *(sqlite3_int64*)pArg);
         if( iHint==0 ) return SQLITE_OK;
         return pSub->pMethods->xFileControl(pSub, op, &iHint);
       }
+      case SQLITE_FCNTL_MMAP_SIZE: {
+        /* Set (or ask) the lower limit as 0; answer as the lower does. */
+        sqlite3_int64 iLimit = *(sqlite3_int64*)pArg<0 ? -1 : 0;
+        rc = pSub->pMethods->xFileControl(pSub, op, &iLimit);
+        if( rc==SQLITE_OK ) *(sqlite3_int64*)pArg = 0;
+        return rc;
+      }
+      default:
+        return SQLITE_NOTFOUND;
     }
   }
   rc = pSub->pMethods->xFileControl(pSub, op, pArg);
@@ -734,12 +831,14 @@ static int tcDeviceCharacteristics(sqlite3_file *pFile){
   pFile = ORIGFILE(pFile);
   dc = pFile->pMethods->xDeviceCharacteristics(pFile);
   if( p->bCrypt ){
-    /* Counter and data are two pieces: no write is atomic any more. */
+    /* Counter and data are two pieces: no write is atomic any more; and
+    ** a write inside a block rewrites the whole block, so it is not
+    ** powersafe for the bytes around it either. */
     dc &= ~(SQLITE_IOCAP_ATOMIC | SQLITE_IOCAP_ATOMIC512 | SQLITE_IOCAP_ATOMIC1K
           | SQLITE_IOCAP_ATOMIC2K | SQLITE_IOCAP_ATOMIC4K | SQLITE_IOCAP_ATOMIC8K
           | SQLITE_IOCAP_ATOMIC16K | SQLITE_IOCAP_ATOMIC32K
           | SQLITE_IOCAP_ATOMIC64K | SQLITE_IOCAP_SAFE_APPEND
-          | SQLITE_IOCAP_BATCH_ATOMIC);
+          | SQLITE_IOCAP_BATCH_ATOMIC | SQLITE_IOCAP_POWERSAFE_OVERWRITE);
   }
   return dc;
 }
@@ -765,24 +864,32 @@ static int tcShmUnmap(sqlite3_file *pFile, int deleteFlag){
   return pFile->pMethods->xShmUnmap(pFile, deleteFlag);
 }
 
+/* Only in the tables of named files whose lower file maps. */
 static int tcFetch(sqlite3_file *pFile, sqlite3_int64 iOfst, int iAmt, void **pp){
-  TcFile *p = (TcFile*)pFile;
+  assert( !((TcFile*)pFile)->bCrypt );
   pFile = ORIGFILE(pFile);
-  if( p->bCrypt || pFile->pMethods->iVersion<3 ){
-    *pp = 0;   /* SQLite falls back to xRead */
-    return SQLITE_OK;
-  }
   return pFile->pMethods->xFetch(pFile, iOfst, iAmt, pp);
 }
 
 static int tcUnfetch(sqlite3_file *pFile, sqlite3_int64 iOfst, void *pPage){
-  TcFile *p = (TcFile*)pFile;
+  assert( !((TcFile*)pFile)->bCrypt );
   pFile = ORIGFILE(pFile);
-  if( p->bCrypt || pFile->pMethods->iVersion<3 ) return SQLITE_OK;
   return pFile->pMethods->xUnfetch(pFile, iOfst, pPage);
 }
 
 /* ------------------------------------------------------------ the VFS */
+
+/* The method table that promises no more than the lower file keeps. */
+static const sqlite3_io_methods *tcMethodsFor(const TcFile *p){
+  const sqlite3_io_methods *pSub = ORIGFILE(p)->pMethods;
+  int bShm, bFetch;
+  if( p->bCrypt ) return &tc_io_methods_v1;
+  bShm = pSub->iVersion>=2 && pSub->xShmMap && pSub->xShmLock
+      && pSub->xShmBarrier && pSub->xShmUnmap;
+  bFetch = pSub->iVersion>=3 && pSub->xFetch && pSub->xUnfetch;
+  if( bFetch ) return bShm ? &tc_io_methods_v3 : &tc_io_methods_fetch;
+  return bShm ? &tc_io_methods_shm : &tc_io_methods_v1;
+}
 
 /*
 ** Open a file.  Files without a name are temporary: they get a key before
@@ -802,7 +909,10 @@ static int tcOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile,
       goto tc_open_done;
     }
     p->bCrypt = 1;
-    p->bDbFile = (flags & (SQLITE_OPEN_TEMP_DB|SQLITE_OPEN_TRANSIENT_DB))!=0;
+    /* A database without a name (sqlite3_open(""), the temp schema,
+    ** ephemeral tables) gets blocks of its page size. */
+    p->bDbFile = (flags & (SQLITE_OPEN_MAIN_DB|SQLITE_OPEN_TEMP_DB
+                           |SQLITE_OPEN_TRANSIENT_DB))!=0;
     if( !p->bDbFile ){
       rc = tcSetBlockSize(p, TC_BLOCK);
       if( rc!=SQLITE_OK ) goto tc_open_done;
@@ -816,7 +926,7 @@ tc_open_done:
     pFile->pMethods = 0;
     return rc;
   }
-  pFile->pMethods = &tc_io_methods;
+  pFile->pMethods = tcMethodsFor(p);
   if( zName==0 ){
     if( p->bCrypt ){
       TC_ADD(tcStats.nFileEncrypted, 1);
@@ -941,13 +1051,12 @@ int sqlite3_tempcrypt_set_enabled(int on){
 }
 
 void sqlite3_tempcrypt_stats(struct sqlite3_tempcrypt_stats *pOut, int reset){
-  u64 *aSrc = (u64*)&tcStats;
-  u64 *aOut = (u64*)pOut;
-  size_t i;
-  for(i=0; i<sizeof(tcStats)/sizeof(u64); i++){
-    if( aOut ) aOut[i] = TC_LOAD(aSrc[i]);
-    if( reset ) TC_STORE(aSrc[i], 0);
-  }
+  uint64_t v;
+#define TC_STAT_COPY(name, doc) \
+  v = reset ? TC_TAKE(tcStats.name) : TC_LOAD(tcStats.name); \
+  if( pOut ) pOut->name = v;
+  SQLITE_TEMPCRYPT_STATS(TC_STAT_COPY)
+#undef TC_STAT_COPY
 }
 
 #ifdef SQLITE_TEMPCRYPT_TESTING

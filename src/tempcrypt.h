@@ -35,21 +35,39 @@ int sqlite3_tempcrypt_register(const char *zBase, int makeDefault);
 */
 int sqlite3_tempcrypt_set_enabled(int on);
 
-/* Process-wide counters, updated atomically.  (C allows no typedef with
-** the function's name, so the type is spelled `struct ...`.) */
+/*
+** Process-wide counters, updated atomically.  One list, expanded by
+** X-macros into the struct, the wasm export and the count the JS reads.
+** (C allows no typedef with the function's name, so the type is spelled
+** `struct ...`.)
+*/
+#define SQLITE_TEMPCRYPT_STATS(X) \
+  X(nFileEncrypted,   "temp files opened with encryption") \
+  X(nFilePlain,       "temp files opened while disabled") \
+  X(nLogicalWrite,    "bytes SQLite wrote to encrypted temp files") \
+  X(nLogicalRead,     "bytes SQLite read from encrypted temp files") \
+  X(nPhysicalWrite,   "bytes tempcrypt wrote to the lower VFS") \
+  X(nPhysicalRead,    "bytes tempcrypt read from the lower VFS") \
+  X(nEnciphered,      "bytes run through ChaCha20 (both ways)") \
+  X(nBlockRmw,        "blocks rewritten by read-modify-write") \
+  X(nFailedBlockRead, "calls refused while a failed write is not yet repaired")
+
 struct sqlite3_tempcrypt_stats {
-  uint64_t nFileEncrypted;   /* temp files opened with encryption */
-  uint64_t nFilePlain;       /* temp files opened while disabled */
-  uint64_t nLogicalWrite;    /* bytes SQLite wrote to encrypted temp files */
-  uint64_t nLogicalRead;     /* bytes SQLite read from encrypted temp files */
-  uint64_t nPhysicalWrite;   /* bytes tempcrypt wrote to the lower VFS */
-  uint64_t nPhysicalRead;    /* bytes tempcrypt read from the lower VFS */
-  uint64_t nEnciphered;      /* bytes run through ChaCha20 (both ways) */
-  uint64_t nBlockRmw;        /* blocks rewritten by read-modify-write */
-  uint64_t nFailedBlockRead; /* reads refused because a block write failed */
+#define SQLITE_TEMPCRYPT_STAT_FIELD(name, doc) uint64_t name;
+  SQLITE_TEMPCRYPT_STATS(SQLITE_TEMPCRYPT_STAT_FIELD)
+#undef SQLITE_TEMPCRYPT_STAT_FIELD
 };
 
-/* Copy the counters to *pOut (if not NULL); reset them if reset != 0. */
+/* The number of counters. */
+enum {
+#define SQLITE_TEMPCRYPT_STAT_INDEX(name, doc) SQLITE_TEMPCRYPT_STAT_##name,
+  SQLITE_TEMPCRYPT_STATS(SQLITE_TEMPCRYPT_STAT_INDEX)
+#undef SQLITE_TEMPCRYPT_STAT_INDEX
+  SQLITE_TEMPCRYPT_NSTATS
+};
+
+/* Copy the counters to *pOut (if not NULL); if reset != 0, reset each one
+** in the same atomic step that reads it (no increment is lost). */
 void sqlite3_tempcrypt_stats(struct sqlite3_tempcrypt_stats *pOut, int reset);
 
 /*

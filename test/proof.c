@@ -25,7 +25,7 @@ int proof_finish(void){
 
 const char *proof_fault_name[PF_NMODE] = {
   "none", "write-nth", "half-write-nth", "write-from-nth", "read-nth",
-  "truncate-nth", "malloc-nth"
+  "truncate-nth", "malloc-nth", "io-nth", "io-from-nth", "malloc-from-nth"
 };
 
 /* ================================================================ state */
@@ -61,7 +61,10 @@ static int fault_malloc(void){
   int fail = 0;
   lock();
   g.c.nMalloc++;
-  if( g.armed && g.mode==PF_MALLOC_NTH && g.c.nMalloc==g.n ){ fail = 1; g.c.nFired++; }
+  if( g.armed && ((g.mode==PF_MALLOC_NTH && g.c.nMalloc==g.n)
+                || (g.mode==PF_MALLOC_FROM_NTH && g.c.nMalloc>=g.n)) ){
+    fail = 1; g.c.nFired++;
+  }
   unlock();
   return fail;
 }
@@ -396,7 +399,9 @@ static int faultHere(SpyFile *p, int op){
   lock();
   pr = rec(p);
   if( pr && pr->isTemp ){
-    int64_t k;
+    int64_t k, nIo = ++g.c.nIo;
+    if( g.armed && ((g.mode==PF_IO_NTH && nIo==g.n)
+                  || (g.mode==PF_IO_FROM_NTH && nIo>=g.n)) ) r = 1;
     if( op==0 ){
       k = ++g.c.nWrite;
       if( g.armed ){

@@ -5,7 +5,7 @@
 // Messages in:  { cmd: 'probe' }
 //               { cmd: 'run', marker, workload, rows, enabled }
 // Messages out: { ok: true, ... } or { ok: false, error, code }
-import { open, opfsAvailable, deletePool, POOL_ROOT } from '../../dist/worker.js';
+import { open, probeOpfs, deletePool, POOL_ROOT } from '../../dist/worker.js';
 import { countIn, markAll, entropy, sampleRows, makeSpy } from './analysis.js';
 import { PRAGMAS, SETUP_SQL, FILLER, WORKLOADS } from './workloads.js';
 
@@ -123,7 +123,7 @@ async function run({ marker, workload, rows, enabled }) {
     });
     result.poolOpen = tally(pool);
     const poolClass = new Map(db.files.list().map((p) => [`/${POOL_ROOT}/${POOL}/${p.file}`, classOf(p)]));
-    db.close();
+    await db.close();
 
     // Everything left in OPFS once the connection is closed.
     const after = await scanAllOpfs(needle, poolClass, `/${POOL_ROOT}/${POOL}/`);
@@ -132,7 +132,7 @@ async function run({ marker, workload, rows, enabled }) {
     result.opfsAfterBytes = after.reduce((a, x) => a + (x.size || 0), 0);
     return result;
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -158,7 +158,8 @@ async function warmUp() {
 self.onmessage = async ({ data }) => {
   try {
     if (data.cmd === 'probe') {
-      self.postMessage({ ok: true, opfs: opfsAvailable() });
+      const missing = await probeOpfs();
+      self.postMessage({ ok: true, opfs: !missing, missing });
     } else if (data.cmd === 'warmup') {
       self.postMessage({ ok: true, ms: await warmUp() });
     } else if (data.cmd === 'run') {

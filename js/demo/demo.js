@@ -241,7 +241,7 @@ async function main() {
   startWorker();
   const probe = await call({ cmd: 'probe' });
   if (!probe.ok) { showError(probe.error); return; }
-  if (!probe.opfs) { noOpfs('the Worker has no FileSystemSyncAccessHandle.'); return; }
+  if (!probe.opfs) { noOpfs(`in a Worker, ${probe.missing}.`); return; }
   $('status').textContent = 'Warming up SQLite…';
   const warm = await call({ cmd: 'warmup' });
   if (!warm.ok) { showError(warm.error); return; }

@@ -1,6 +1,7 @@
 // Consumer test: `npm pack` the package, install the tarball into a scratch
-// Vite app under build/, build it, load the built app in Chromium, open a
-// database and run a query - the package as users install it.
+// Vite app under build/, build it (once), load the built app in each
+// browser engine, open a database and run a query - the package as users
+// install it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -28,7 +29,9 @@ out.textContent = JSON.stringify(window.__result);
 main();
 `;
 
-export async function testConsumer({ check, withBrowser, ROOT, BUILD }) {
+// Builds the app; resolves to { testConsumer({ check, withBrowser, engine }) }
+// which loads it in one engine.
+export async function buildConsumer({ check, ROOT, BUILD }) {
   const dir = path.join(BUILD, 'consumer');
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(path.join(dir, 'app', 'src'), { recursive: true });
@@ -47,15 +50,22 @@ export async function testConsumer({ check, withBrowser, ROOT, BUILD }) {
   execFileSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: app, stdio: 'pipe' });
   const built = fs.readdirSync(path.join(app, 'dist', 'assets'));
   check(built.some((f) => f.endsWith('.wasm')), 'consumer: vite build emits the .wasm as an asset', built.join(' '));
-  const server = await serve(path.join(app, 'dist'));
+  return { testConsumer: (o) => testConsumer({ ...o, dist: path.join(app, 'dist') }) };
+}
+
+// The default storage is OPFS where the engine has sync access handles,
+// memory elsewhere.
+async function testConsumer({ check, withBrowser, engine, dist }) {
+  const storage = engine.caps.opfs === true ? 'opfs' : 'memory';
+  const server = await serve(dist);
   try {
     await withBrowser('consumer', async (ctx) => {
       const page = await ctx.newPage();
       await page.goto(`${server.url}/index.html`);
       await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 30000 });
       const r = await page.evaluate(() => window.__result);
-      check(r.ok && r.rows[0].body === 'hello from a bundled app' && r.storage === 'opfs',
-        'consumer: the built app opens an OPFS database and queries it', JSON.stringify(r));
+      check(r.ok && r.rows[0].body === 'hello from a bundled app' && r.storage === storage,
+        `consumer: the built app opens a database (default storage: ${storage}) and queries it`, JSON.stringify(r));
       check(r.ok && r.stats.nFileEncrypted >= 1, 'consumer: temp files encrypted in the built app', r.ok ? `nFileEncrypted=${r.stats.nFileEncrypted}` : '');
     });
   } finally {

@@ -2,7 +2,7 @@
 // on or off, and spies on every buffer the VFS under tempcrypt writes.
 // The marker arrives in the first message (built at run time by the test
 // runner), so it never sits in a cached script.
-import { open } from '../../dist/worker.js';
+import { open, probeOpfs } from '../../dist/worker.js';
 import { makeSpy, countIn } from '../../js/demo/analysis.js';
 
 const enc = new TextEncoder();
@@ -152,6 +152,20 @@ self.onmessage = async ({ data }) => {
       const ic = db.query('PRAGMA integrity_check')[0].integrity_check;
       db.close();
       self.postMessage({ ok: true, err, n, ic });
+    } else if (cmd === 'nosync') {
+      // What WebKit outside Apple's ports does: the method exists, the call
+      // rejects.  The default storage must become memory, and 'opfs' a
+      // clear error.
+      FileSystemFileHandle.prototype.createSyncAccessHandle = () => Promise.reject(new DOMException('sync access handles are not supported (simulated)', 'NotSupportedError'));
+      const missing = await probeOpfs();
+      const db = await open(name);
+      const storage = db.storage;
+      db.exec('CREATE TABLE t(x); INSERT INTO t VALUES (7)');
+      const x = db.query('SELECT x FROM t')[0].x;
+      db.close();
+      let err = null;
+      try { (await open(name, { storage: 'opfs' })).close(); } catch (e) { err = { code: e.code, message: e.message }; }
+      self.postMessage({ ok: true, missing, storage, x, err });
     } else if (cmd === 'reopen') {
       const db = await open(name, { storage: 'opfs' });
       const rows = db.query('SELECT count(*) AS n FROM t');

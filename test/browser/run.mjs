@@ -1,14 +1,16 @@
-// Browser tests of the package (make test-browser): headless Chromium
-// driven by playwright-core, a fresh profile per run, files served from
-// 127.0.0.1 without COOP/COEP.  Every check asserts; any failure makes the
-// run exit 1.
-//   node test/browser/run.mjs [--only=api,leak,consumer,node,types]
+// Browser tests of the package (make test-browser): the same checks in
+// every browser engine (BROWSERS=chromium,firefox,webkit; default: every
+// engine installed), each on a fresh profile, files served from 127.0.0.1
+// without COOP/COEP.  Engine-specific code lives in one adapter per engine
+// (chromium.mjs, firefox.mjs, webkit.mjs; see engines.mjs).  Every check
+// asserts; a check that cannot run in an engine is skipped with the reason
+// printed; any failure makes the run exit 1.
+//   node test/browser/run.mjs [--only=api,quota,pool,leak,consumer,node,types,conformance]
 import { serve } from './server.mjs';
-import * as chromium from './chromium.mjs';
+import { selectEngines, launchEngine, freshProfile as newProfile } from './engines.mjs';
 import { checks } from './checks.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
-import os from 'node:os';
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -18,27 +20,61 @@ const BUILD = path.join(ROOT, 'build', 'browser-test');
 const only = (process.argv.find((a) => a.startsWith('--only=')) || '').slice(7).split(',').filter(Boolean);
 const want = (name) => only.length === 0 || only.includes(name);
 
-const { check, finish } = checks('browser tests');
+const { check, skip, section, finish } = checks('browser tests');
 
-const freshProfile = (tag) => chromium.freshProfile(BUILD, tag);
+// The engine whose checks run now (an adapter of engines.mjs), and its
+// browser shared by the tests that need no profile of their own.
+let E = null;
+let shared = null;
 
-async function launch(profile) {
-  const ctx = await chromium.launch(profile);
-  ctx.on('weberror', (e) => console.log('  [page error]', e.error().message));
-  return ctx;
+const freshProfile = (tag) => newProfile(BUILD, `${E.name}-${tag}`);
+
+// Why the current engine cannot run a check that needs `cap`, or null.
+function lacks(cap) { return E.caps[cap] === true || typeof E.caps[cap] !== 'string' ? null : E.caps[cap]; }
+
+async function launch(profile, options) {
+  const b = await launchEngine(E, profile, options);
+  const newPage = b.newPage;
+  b.newPage = async () => {
+    const page = await newPage();
+    page.on('pageerror', (e) => console.log('  [page error]', e.message));
+    return page;
+  };
+  return b;
 }
 
-// A browser on a fresh profile for fn(ctx); closed and the profile removed
-// afterwards.
-async function withBrowser(tag, fn) {
-  const profile = freshProfile(tag);
-  const ctx = await launch(profile);
+// fn(ctx) with ctx.newPage(): in the engine's shared browser (fresh profile
+// at its first use), the pages fn opened closed afterwards.  With options
+// ({ quotaMiB }) a browser of its own on a fresh profile, closed and
+// removed afterwards.
+async function withBrowser(tag, fn, options = null) {
+  let b, profile = null;
+  if (options) {
+    profile = freshProfile(tag);
+    b = await launch(profile, options);
+  } else {
+    if (!shared) { const p = freshProfile('shared'); shared = { profile: p, browser: await launch(p) }; }
+    b = shared.browser;
+  }
+  const pages = [];
+  const ctx = { engine: E.name, version: b.version, async newPage() { const p = await b.newPage(); pages.push(p); return p; } };
   try {
     return await fn(ctx);
   } finally {
-    await ctx.close();
-    fs.rmSync(profile, { recursive: true, force: true });
+    if (options) {
+      await b.close();
+      fs.rmSync(profile, { recursive: true, force: true });
+    } else {
+      for (const p of pages) await p.close().catch(() => {});
+    }
   }
+}
+
+async function closeShared() {
+  if (!shared) return;
+  const s = shared;
+  shared = null;
+  try { await s.browser.close(); } finally { fs.rmSync(s.profile, { recursive: true, force: true }); }
 }
 
 async function newPage(ctx, base) {
@@ -59,14 +95,16 @@ function inWorker(page, msg) {
   }), msg);
 }
 
-// ---- raw scan of the profile's OPFS files (Chromium stores each OPFS file
-// as a plain file under Default/File System/).  Pool files start with our
-// header ('TCP1', flags): main database and journal may hold the marker by
-// design; every other file (temp, free, unknown) must not.
+// ---- raw scan of the profile's OPFS files (each engine stores an OPFS
+// file's bytes as a plain file under the directory its adapter names:
+// Chromium <profile>/Default/File System/, Firefox <profile>/storage/
+// default/<origin>/fs/).  Pool files start with our header ('TCP1', flags):
+// main database and journal may hold the marker by design; every other
+// file (temp, free, unknown) must not.
 const PERSISTENT = 0x100 | 0x800 | 0x4000 | 0x80000;
-function rawScan(profile, marker) {
+function rawScan(profile, base, marker) {
   const needle = Buffer.from(marker);
-  const dir = path.join(profile, 'Default', 'File System');
+  const dir = E.opfsDir(profile, base);
   const out = { files: 0, bytes: 0, poolFiles: 0, tempHits: 0, persistentHits: 0, where: [] };
   const walk = (d) => {
     if (!fs.existsSync(d)) return;
@@ -178,6 +216,14 @@ async function testNode() {
     try { op(); } catch (e) { staleErrs.push(e.sqliteCode); }
   }
   check(staleErrs.join() === '10,10,10' && written.length === 0, 'node: a stale handle gets SQLITE_IOERR and writes nothing', `${staleErrs}; ${written.length} writes`);
+  // A short write (what Firefox's sync access handle returns over the
+  // quota, where Chromium throws QuotaExceededError) is SQLITE_FULL.
+  const fpool = new OpfsPool('f', null, 1);
+  fpool.free.push({ fname: 'f', path: null, flags: 0, gen: 0, ah: { write: (b, o) => (o.at === 0 ? b.length : 0), read: () => 0, flush() {}, truncate() {} } });
+  const fh = fpool.xOpen('/full.db', 0x106);
+  let fErr;
+  try { fpool.xWrite(fh, new Uint8Array(4096), 0); } catch (e) { fErr = e; }
+  check(fErr && fErr.sqliteCode === 13 && /short write/.test(fErr.message), 'node: a short write (Firefox over its quota) is SQLITE_FULL', fErr && `${fErr.sqliteCode}: ${fErr.message}`);
   // malloc failing in the engine is SQLITE_NOMEM, not a write to address 0.
   const meng = await createEngine(new MemoryBackend());
   const mdb = meng.open('nomem.db');
@@ -205,10 +251,21 @@ function testTypes() {
 }
 
 async function testApi(base) {
+  const noOpfs = lacks('opfs');
   await withBrowser('api', async (ctx) => {
     const page = await newPage(ctx, base);
-    const res = await page.evaluate(() => import('/test/browser/api-tests.js').then((m) => m.run()));
+    // The API tests in every storage the engine has; the OPFS ones are
+    // listed as skipped where it has none.
+    const storages = noOpfs ? ['memory'] : ['opfs', 'memory'];
+    const { res, names } = await page.evaluate((storages) => import('/test/browser/api-tests.js')
+      .then(async (m) => ({ res: await m.run(storages), names: Object.keys(m.tests) })), storages);
     for (const r of res) check(r.ok, `api: ${r.name}`, r.error || '');
+    if (noOpfs) {
+      for (const n of names) skip(`api: ${n} (opfs)`, noOpfs);
+      await testNoOpfs(page);
+      for (const n of ['persist', 'second tab', 'two tabs opening a new pool at once']) skip(n, noOpfs);
+      return;
+    }
 
     // Persistence across a reload.
     const token = crypto.randomBytes(8).toString('hex');
@@ -269,16 +326,29 @@ async function testApi(base) {
     await Promise.all([page, pageB].map((p) => p.evaluate(() => window.dbR && window.dbR.close())));
     await pageB.close();
 
-    // Full quota: SQLITE_FULL, and the database stays intact and usable.
+  });
+}
+
+// Full quota: SQLITE_FULL, and the database stays intact and usable.
+// Chromium: the origin's quota overridden over CDP just above its usage;
+// Firefox: a browser launched with a small storage limit.
+async function testQuota(base) {
+  const why = lacks('quota');
+  const names = ['quota: a full quota gives SQLITE_FULL', 'quota: a temp file hitting the quota gives SQLITE_FULL', 'quota: database intact after SQLITE_FULL'];
+  if (why) { for (const n of names) skip(n, why); return; }
+  const override = E.caps.quotaBy === 'override';
+  await withBrowser('quota', async (ctx) => {
+    const page = await newPage(ctx, base);
     // (The pool is opened first: Chromium reserves capacity per handle.)
-    const cdp = await ctx.newCDPSession(page);
     await page.evaluate(async () => {
       const { open } = await import('/dist/index.js');
       window.dbF = await open('full.db');
       await window.dbF.exec('CREATE TABLE IF NOT EXISTS f(b)');
     });
-    const usage = await page.evaluate(async () => (await navigator.storage.estimate()).usage);
-    await cdp.send('Storage.overrideQuotaForOrigin', { origin: base, quotaSize: usage + 3 * 1024 * 1024 });
+    if (override) {
+      const usage = await page.evaluate(async () => (await navigator.storage.estimate()).usage);
+      await page.overrideQuota(base, usage + 3 * 1024 * 1024);
+    }
     const full = await page.evaluate(async () => {
       const db = window.dbF;
       let committed = 0, err = null;
@@ -295,15 +365,32 @@ async function testApi(base) {
       await db.close();
       return { committed, err, tempErr, n, ic };
     });
-    await cdp.send('Storage.overrideQuotaForOrigin', { origin: base });
-    check(full.err && (full.err.code & 0xff) === 13 && full.committed > 0, 'quota: a full quota gives SQLITE_FULL', JSON.stringify(full.err) + ` after ${full.committed} rows`);
-    check(full.tempErr && (full.tempErr.code & 0xff) === 13, 'quota: a temp file hitting the quota gives SQLITE_FULL', JSON.stringify(full.tempErr));
-    check(full.n === full.committed && full.ic === 'ok', 'quota: database intact after SQLITE_FULL', `${full.n} rows, integrity ${full.ic}`);
+    if (override) await page.overrideQuota(base, null);
+    check(full.err && (full.err.code & 0xff) === 13 && full.committed > 0, names[0], JSON.stringify(full.err) + ` after ${full.committed} rows`);
+    check(full.tempErr && (full.tempErr.code & 0xff) === 13, names[1], JSON.stringify(full.tempErr));
+    check(full.n === full.committed && full.ic === 'ok', names[2], `${full.n} rows, integrity ${full.ic}`);
+  }, override ? null : { quotaMiB: 50 });
+}
+
+// Where createSyncAccessHandle() exists but rejects (WebKitGTK), found by a
+// real call: simulated in an engine that has OPFS (WebKit itself runs
+// testNoOpfs).
+async function testNoSyncHandles(base) {
+  if (lacks('opfs')) return;
+  await withBrowser('nosync', async (ctx) => {
+    const page = await newPage(ctx, base);
+    const r = await inWorker(page, { cmd: 'nosync', name: 'nosync.db' });
+    check(r.ok && /createSyncAccessHandle\(\) failed \(NotSupportedError/.test(r.missing) && r.storage === 'memory' && r.x === 7,
+      'no sync handles (simulated): probeOpfs() says why, the default storage is memory and works', r.error || `${r.storage}: ${r.missing}`);
+    check(r.ok && r.err && r.err.code === 14 && /NotSupportedError/.test(r.err.message),
+      "no sync handles (simulated): storage 'opfs' is refused with SQLITE_CANTOPEN saying why", JSON.stringify(r.err));
   });
 }
 
 // Pool exhaustion: a clear SQLITE_CANTOPEN, then success after reserve().
 async function testPool(base) {
+  const why = lacks('opfs');
+  if (why) { skip('pool: exhausted pool gives SQLITE_CANTOPEN; runs after reserve() (2 checks)', why); return; }
   await withBrowser('pool', async (ctx) => {
     const page = await newPage(ctx, base);
     const r = await inWorker(page, { cmd: 'pool', name: 'pool.db' });
@@ -317,6 +404,8 @@ async function testPool(base) {
 // raw profile, reopen (leftovers must be wiped), scan again.
 async function testLeak(base, enabled) {
   const mode = enabled ? 'enabled' : 'disabled';
+  const why = lacks('opfs');
+  if (why) { skip(`leak ${mode} and crash ${mode}: workloads, spy, pool scan, raw profile scan, leftovers wiped (all checks)`, why); return; }
   const marker = ['TCLEAK', crypto.randomBytes(12).toString('hex'), 'MARK'].join('-');
   const profile = freshProfile(`leak-${mode}`);
   let ctx = await launch(profile);
@@ -343,7 +432,7 @@ async function testLeak(base, enabled) {
     const clean = Object.entries(run.perWorkload).filter(([label, w]) => label !== 'setup' && w.hits === 0).map(([l]) => l);
     check(clean.length === 0, 'leak disabled: every workload put the marker into a temp file', clean.length ? `not: ${clean.join(', ')}` : '');
   }
-  const raw = rawScan(profile, marker);
+  const raw = rawScan(profile, base, marker);
   console.log(`  raw scan: ${raw.files} files, ${raw.bytes} bytes, ${raw.poolFiles} pool files; ${raw.where.join('; ') || 'no hits'}`);
   check(raw.persistentHits > 0, `leak ${mode}: raw scan sees the main database's plaintext (the scan works)`, `${raw.persistentHits} hits`);
   if (enabled) {
@@ -368,21 +457,76 @@ async function testLeak(base, enabled) {
   }
   check(again.ok && again.rows === 6000 && again.integrity === 'ok', `crash ${mode}: database intact after the crash`, again.error || `${again.rows} rows, ${again.integrity}`);
   check(again.ok && again.wiped.length >= 1, `crash ${mode}: temp leftovers wiped on the next open`, JSON.stringify(again.wiped));
-  const raw2 = rawScan(profile, marker);
+  const raw2 = rawScan(profile, base, marker);
   check(raw2.tempHits === 0, `crash ${mode}: no marker outside main db/journal after the next open`, `${raw2.tempHits} hits; ${raw2.where.join('; ')}`);
   fs.rmSync(profile, { recursive: true, force: true });
   return run;
 }
 
 // ---------------------------------------------------------------- main
+// Where the engine has no OPFS sync access handles: memory storage is the
+// default, and asking for OPFS is a clear error that says what is missing.
+async function testNoOpfs(page) {
+  const r = await page.evaluate(async () => {
+    const { open } = await import('/dist/index.js');
+    const db = await open('fallback.db');
+    await db.exec('CREATE TABLE t(x); INSERT INTO t VALUES (42)');
+    const rows = await db.query('SELECT x FROM t');
+    const storage = db.storage;
+    await db.close();
+    let err = null;
+    try { const d = await open('no-opfs.db', { storage: 'opfs' }); await d.close(); } catch (e) { err = { name: e.name, code: e.code, message: e.message }; }
+    return { storage, rows, err };
+  });
+  check(r.storage === 'memory' && r.rows[0].x === 42, 'no OPFS: the default storage is memory, and it works', JSON.stringify(r.rows) + ` in ${r.storage}`);
+  check(r.err && r.err.name === 'SqliteError' && r.err.code === 14 && /OPFS/.test(r.err.message) && /NotSupportedError|getDirectory|FileSystemSyncAccessHandle/.test(r.err.message),
+    "no OPFS: storage 'opfs' is refused with SQLITE_CANTOPEN saying what is missing", JSON.stringify(r.err));
+}
+
+// Engine-independent tests, and the consumer app's build (used by every
+// engine).
+let consumer = null;
+async function testNodeSide() {
+  section('node');
+  try {
+    if (want('node')) await testNode();
+    if (want('types')) testTypes();
+    if (want('consumer')) consumer = await import('./consumer.mjs').then((m) => m.buildConsumer({ check, ROOT, BUILD }));
+  } catch (e) {
+    check(false, 'test run', e.stack);
+  }
+}
+
+// The same browser tests in one engine.  Tests added here get
+// { check, skip, withBrowser, base, engine } (engine.caps.opfs === true
+// where OPFS sync access handles work; else the reason, for skip()).
+async function testEngine(base) {
+  section(E.name);
+  try {
+    if (want('api')) { await testApi(base); await testNoSyncHandles(base); }
+    if (want('quota')) await testQuota(base);
+    if (want('pool')) await testPool(base);
+    if (want('consumer') && consumer) await consumer.testConsumer({ check, withBrowser, engine: E });
+    if (want('leak')) { await testLeak(base, false); await testLeak(base, true); }
+    if (want('conformance')) {
+      // The JS conformance suite (test/conformance/) over OPFS and memory.
+      if (E.caps.opfs === true) await (await import('../conformance/browser.mjs')).testConformance({ check, withBrowser, base, engine: E.name });
+      else skip('conformance suite (OPFS pool and memory backend)', E.caps.opfs);
+    }
+  } catch (e) {
+    check(false, 'test run', e.stack);
+  } finally {
+    if (shared) console.log(`  ${E.name}: ${shared.browser.version}`);
+    await closeShared();
+  }
+}
+
 const server = await serve(ROOT);
 try {
-  if (want('node')) await testNode();
-  if (want('types')) testTypes();
-  if (want('api')) await testApi(server.url);
-  if (want('pool')) await testPool(server.url);
-  if (want('leak')) { await testLeak(server.url, false); await testLeak(server.url, true); }
-  if (want('consumer')) await (await import('./consumer.mjs')).testConsumer({ check, withBrowser, ROOT, BUILD });
+  const { run: engines, absent } = await selectEngines();
+  await testNodeSide();
+  for (const a of absent) { section(a.name); skip('every browser test', `not installed: ${a.why}`); }
+  for (const engine of engines) { E = engine; await testEngine(server.url); }
 } catch (e) {
   check(false, 'test run', e.stack);
 } finally {

@@ -1,31 +1,33 @@
-// Drives the demo page in headless Chromium (playwright-core, Debian's
-// chromium, a fresh profile per run), for `make demo-check` and the test.
-//   node test/demo/drive.mjs [--workload=order-by] [--rows=5000] [--out=build/demo]
+// Drives the demo page in a headless browser (any engine of
+// test/browser/engines.mjs, a fresh profile per run), for `make demo-check`
+// and the test.
+//   node test/demo/drive.mjs [--workload=order-by] [--rows=5000] [--out=build/demo] [--browser=chromium]
 // prints the side-by-side table and saves build/demo/demo-check.png.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveDemo, ROOT } from './serve.mjs';
 import { decodePng, toPalettePng } from './png.mjs';
-import { freshProfile, launch } from '../browser/chromium.mjs';
+import { adapter, freshProfile, launchEngine } from '../browser/engines.mjs';
 
 export { ROOT };
 export const OUT = path.join(ROOT, 'build', 'demo');
 
-// A browser with a fresh profile under build/demo/; close() also removes it.
-export async function launchChromium(tag = 'demo', { viewport = { width: 1360, height: 900 } } = {}) {
-  const profile = freshProfile(OUT, tag);
+// A browser (an engine adapter of engines.mjs) with a fresh profile under
+// build/demo/; close() also removes it.  problems: console errors and page
+// errors, where the engine reports them (engine.caps.events).
+export async function launchBrowser(engine, tag = 'demo', { viewport = { width: 1360, height: 900 } } = {}) {
+  const profile = freshProfile(OUT, `${engine.name}-${tag}`);
   let ctx;
   try {
-    ctx = await launch(profile, { viewport });
+    ctx = await launchEngine(engine, profile, { viewport });
   } catch (e) {
     fs.rmSync(profile, { recursive: true, force: true });
     throw e;
   }
   const problems = [];
-  ctx.on('weberror', (e) => problems.push(`page error: ${e.error().message}`));
   return {
-    ctx, profile, problems,
+    ctx, profile, problems, version: ctx.version,
     async newPage() {
       const page = await ctx.newPage();
       page.on('console', (m) => { if (m.type() === 'error') problems.push(`console.error: ${m.text()}`); });
@@ -114,20 +116,23 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   let browser, code = 1;
   try {
     const width = Number(arg('width', '1360'));
-    browser = await launchChromium('check', { viewport: { width, height: 900 } });
+    browser = await launchBrowser(await adapter(arg('browser', 'chromium')), 'check', { viewport: { width, height: 900 } });
     const page = await browser.newPage();
-    console.log(`demo-check: ${server.url}  workload ${workload}, ${rows} rows`);
+    console.log(`demo-check: ${server.url}  workload ${workload}, ${rows} rows, ${browser.version}`);
     const r = await runWorkload(page, server.url, { workload, rows });
     fs.mkdirSync(out, { recursive: true });
     const shot = path.join(out, 'demo-check.png');
-    await page.screenshot({ path: shot, fullPage: true });
+    const png = await page.screenshot();
+    fs.writeFileSync(shot, png);
     // --docs=FILE: a smaller picture for the README (the page down to the
     // byte-map legend).
     const docs = arg('docs', '');
     if (docs && r.state === 'done') {
       const box = await page.$eval('.legend', (e) => { const b = e.getBoundingClientRect(); return b.bottom + window.scrollY + 8; });
-      const shotDocs = await page.screenshot({ fullPage: true, clip: { x: 0, y: 0, width: page.viewportSize().width, height: Math.ceil(box) } });
-      fs.writeFileSync(path.resolve(docs), toPalettePng(decodePng(shotDocs)));
+      const full = decodePng(png);
+      const height = Math.min(full.height, Math.ceil(box * full.width / width));
+      const top = { ...full, height, pixels: full.pixels.subarray(0, height * full.width * full.bpp) };
+      fs.writeFileSync(path.resolve(docs), toPalettePng(top));
       console.log(`docs screenshot: ${docs} (${fs.statSync(path.resolve(docs)).size} bytes)`);
     }
     if (r.state !== 'done') {

@@ -1,12 +1,16 @@
-// The browser test of the demo page (make test-demo): drives the page in
-// headless Chromium like a user, and checks what it displays.
+// The browser test of the demo page (make test-demo): drives the page like
+// a user in every browser engine (BROWSERS=chromium,firefox,webkit; default:
+// every engine installed, see test/browser/engines.mjs), and checks what it
+// displays.  Where an engine has no OPFS sync access handles, the page must
+// say so; the workload checks are skipped there with the reason.
 //   node test/demo/test.mjs [--workloads=temp-table,order-by] [--rows=5000]
 // Every check asserts; any failure makes the run exit 1.
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { serveDemo } from './serve.mjs';
-import { launchChromium, runWorkload, formatTable, OUT, ROOT } from './drive.mjs';
+import { launchBrowser, runWorkload, formatTable, OUT, ROOT } from './drive.mjs';
+import { selectEngines } from '../browser/engines.mjs';
 import { decodePng, colourStats } from './png.mjs';
 import { checks } from '../browser/checks.mjs';
 import { WORKLOADS } from '../../js/demo/workloads.js';
@@ -18,7 +22,7 @@ const ROWS = Number(arg('rows', '5000'));
 // the leak assertions.
 const LIST = arg('workloads', WORKLOADS.map((w) => w.id).join(',')).split(',').filter(Boolean);
 
-const { check, finish } = checks('demo tests');
+const { check, skip, section, finish } = checks('demo tests');
 
 // The page's own analysis, in Node: the spy finds a secret split across
 // writes, counts each write that carries it, ignores named files; entropy
@@ -57,85 +61,112 @@ function testAnalysis() {
   check(sm.rows === 40 && sm.partial && sm.offsets[39] === 256 * 999 && sm.marks[40 * 256 - 1] === 2 && sm.bytes[5] === 5, 'analysis: byte map samples lines evenly, marks the end of the file');
 }
 
+async function testEngine(engine, server) {
+  let browser;
+  try {
+    browser = await launchBrowser(engine, 'test');
+    const page = await browser.newPage();
+    const opfs = engine.caps.opfs === true;
+
+    // The page loads, finds OPFS (or says what is missing), and makes up a
+    // secret at load time.
+    await page.goto(server.url);
+    await page.waitForSelector('body:not([data-state="loading"])', { timeout: 60000 });
+    const state = await page.getAttribute('body', 'data-state');
+    const ready = opfs ? 'ready' : 'no-opfs';
+    check(state === ready, `page: loads and ends in state "${ready}"`, `state ${state}: ${await page.textContent('#status')}`);
+    if (opfs) {
+      check(await page.isHidden('#no-opfs'), 'page: no "OPFS missing" banner');
+    } else {
+        const banner = (await page.textContent('#no-opfs')).trim();
+        check(await page.isVisible('#no-opfs') && /Origin Private File System/.test(banner) && /getDirectory\(\) failed|createSyncAccessHandle\(\) failed/.test(banner) && await page.isDisabled('#run'),
+          'page: says what is missing (the failing call and its error), and the Run button stays off', banner.slice(0, 200));
+      }
+      check(await page.evaluate(() => !self.crossOriginIsolated && typeof SharedArrayBuffer === 'undefined'), 'page: runs without COOP/COEP (not cross-origin isolated, no SharedArrayBuffer)');
+      const s1 = await page.inputValue('#secret');
+      await page.reload();
+      await page.waitForSelector(`body[data-state="${ready}"]`, { timeout: 60000 });
+      const s2 = await page.inputValue('#secret');
+      check(Buffer.byteLength(s1) >= 6 && s1 !== s2, 'page: a fresh default secret at every load', `${JSON.stringify(s1)} then ${JSON.stringify(s2)}`);
+      const served = ['index.html', 'demo.js', 'demo-worker.js', 'workloads.js', 'analysis.js'].map((f) => fs.readFileSync(path.join(ROOT, 'js/demo', f), 'utf8')).join('\n');
+      check(!served.includes(s1) && !served.includes(s2), 'page: the default secret is in no served file');
+  
+      if (!opfs) skip(`workloads (${LIST.join(', ')}): leak checks, screenshot, byte maps`, engine.caps.opfs);
+      for (const [i, workload] of (opfs ? LIST : []).entries()) {
+        const secret = `demo-test ${crypto.randomBytes(6).toString('hex')}`;
+        const r = await runWorkload(page, server.url, { workload, rows: ROWS, secret });
+        if (!check(r.state === 'done', `${workload}: runs both ways`, r.state !== 'done' ? `state ${r.state}: ${r.status}` : '')) continue;
+        if (i === 0) console.log(`\n${formatTable(r)}\n`);
+        const { plain, enc } = r;
+        const spilled = plain.nFiles > 0;
+        check(spilled, `${workload}: spilled to temp files at ${ROWS} rows`, `${plain.filesText} plaintext, ${enc.filesText} encrypted`);
+        check(enc.nFiles === plain.nFiles, `${workload}: same temp files both ways`, `${plain.nFiles} vs ${enc.nFiles}`);
+        check(plain.hits > 0, `${workload}: plaintext side shows the secret found (> 0)`, plain.hitsText);
+        check(enc.hits === 0 && enc.hitsText.trim() === '0', `${workload}: encrypted side shows the secret found 0 times`, enc.hitsText);
+        check(enc.entropy > 7.9, `${workload}: encrypted side shows entropy > 7.9 bits/byte`, enc.entropyText);
+        check(plain.entropy < 7, `${workload}: plaintext side shows the lower entropy of text`, plain.entropyText);
+        check(enc.files.every((f) => f[3] === '0'), `${workload}: every encrypted temp file shows 0 hits`, enc.files.map((f) => f[3]).join(' '));
+        const scanBad = await page.$$eval('#side-enc .scan.bad', (x) => x.length);
+        check(scanBad === 0 && enc.scans.length === 2, `${workload}: encrypted side's OPFS scans find no secret outside the main database`, enc.scans.join(' / '));
+        check(enc.scans.every((x) => /main database[^·]*secret found [1-9]/.test(x)), `${workload}: OPFS scans do find the secret in the main database (the scan works)`);
+  
+        if (i === 0) {
+          // The screenshot is a picture of the page, not a blank.
+          fs.mkdirSync(OUT, { recursive: true });
+          const shot = path.join(OUT, `test-demo-${engine.name}.png`);
+          fs.writeFileSync(shot, await page.screenshot());
+          const png = decodePng(fs.readFileSync(shot));
+          const c = colourStats(png);
+          check(png.width >= 1000 && png.height >= 800, 'screenshot: full page size', `${png.width}x${png.height}`);
+          check(c.distinct > 1000 && c.topShare < 0.9, 'screenshot: not blank (many distinct colours, no single colour dominating)',
+            `${c.distinct} colours, most common ${(100 * c.topShare).toFixed(1)}% of pixels; ${path.relative(process.cwd(), shot)}`);
+          const maps = await page.$$eval('canvas.bytemap', (cs) => cs.map((cv) => {
+            const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+            let yellow = 0;
+            for (let k = 0; k < d.length; k += 4) if (d[k] === 255 && d[k + 1] === 212 && d[k + 2] === 0) yellow++;
+            return { side: cv.closest('.side').dataset.side, yellow, px: d.length / 4 };
+          }));
+          check(maps.some((m) => m.side === 'plain' && m.yellow > 0) && maps.filter((m) => m.side === 'enc').every((m) => m.yellow === 0),
+            'byte maps: the secret is painted on the plaintext side only', JSON.stringify(maps));
+        }
+      }
+  
+      // Where OPFS is missing the page says so instead of failing.
+      if (!engine.caps.initScript) {
+        skip('no OPFS (simulated by an init script)', `${engine.name}: no init scripts over its driver${opfs ? '' : ' (the real page above has no OPFS)'}`);
+      } else {
+      const bare = await browser.newPage();
+      await bare.addInitScript(() => { delete StorageManager.prototype.getDirectory; });
+      await bare.goto(server.url);
+      await bare.waitForSelector('body:not([data-state="loading"])', { timeout: 30000 });
+      const bareState = await bare.getAttribute('body', 'data-state');
+      const banner = (await bare.textContent('#no-opfs')).trim();
+      check(bareState === 'no-opfs' && await bare.isVisible('#no-opfs') && /Origin Private File System/.test(banner) && await bare.isDisabled('#run'),
+        'no OPFS: a clear message, and the Run button stays off', `${bareState}: ${banner.slice(0, 90)}…`);
+      await bare.close();
+    }
+
+    if (engine.caps.events) check(browser.problems.length === 0, 'no page errors or console errors', browser.problems.join(' | '));
+    else skip('no page errors or console errors', `${engine.name}: its driver reports no console or page errors`);
+  } catch (e) {
+    check(false, 'test run', e.stack);
+  } finally {
+    const profile = browser?.profile;
+    if (browser) { console.log(`  ${browser.version}`); await browser.close(); }
+    if (profile) check(!fs.existsSync(profile), 'cleanup: browser closed and its profile removed');
+  }
+}
+
+section('node');
 testAnalysis();
 const server = await serveDemo();
-let browser;
 try {
-  browser = await launchChromium('test');
-  const page = await browser.newPage();
-
-  // The page loads, finds OPFS, and makes up a secret at load time.
-  await page.goto(server.url);
-  await page.waitForSelector('body:not([data-state="loading"])', { timeout: 60000 });
-  const state = await page.getAttribute('body', 'data-state');
-  check(state === 'ready', 'page: loads and is ready to run', `state ${state}: ${await page.textContent('#status')}`);
-  check(await page.isHidden('#no-opfs'), 'page: no "OPFS missing" banner in Chromium');
-  check(await page.evaluate(() => !self.crossOriginIsolated && typeof SharedArrayBuffer === 'undefined'), 'page: runs without COOP/COEP (not cross-origin isolated, no SharedArrayBuffer)');
-  const s1 = await page.inputValue('#secret');
-  await page.reload();
-  await page.waitForSelector('body[data-state="ready"]', { timeout: 60000 });
-  const s2 = await page.inputValue('#secret');
-  check(Buffer.byteLength(s1) >= 6 && s1 !== s2, 'page: a fresh default secret at every load', `${JSON.stringify(s1)} then ${JSON.stringify(s2)}`);
-  const served = ['index.html', 'demo.js', 'demo-worker.js', 'workloads.js', 'analysis.js'].map((f) => fs.readFileSync(path.join(ROOT, 'js/demo', f), 'utf8')).join('\n');
-  check(!served.includes(s1) && !served.includes(s2), 'page: the default secret is in no served file');
-
-  for (const [i, workload] of LIST.entries()) {
-    const secret = `demo-test ${crypto.randomBytes(6).toString('hex')}`;
-    const r = await runWorkload(page, server.url, { workload, rows: ROWS, secret });
-    if (!check(r.state === 'done', `${workload}: runs both ways`, r.state !== 'done' ? `state ${r.state}: ${r.status}` : '')) continue;
-    if (i === 0) console.log(`\n${formatTable(r)}\n`);
-    const { plain, enc } = r;
-    const spilled = plain.nFiles > 0;
-    check(spilled, `${workload}: spilled to temp files at ${ROWS} rows`, `${plain.filesText} plaintext, ${enc.filesText} encrypted`);
-    check(enc.nFiles === plain.nFiles, `${workload}: same temp files both ways`, `${plain.nFiles} vs ${enc.nFiles}`);
-    check(plain.hits > 0, `${workload}: plaintext side shows the secret found (> 0)`, plain.hitsText);
-    check(enc.hits === 0 && enc.hitsText.trim() === '0', `${workload}: encrypted side shows the secret found 0 times`, enc.hitsText);
-    check(enc.entropy > 7.9, `${workload}: encrypted side shows entropy > 7.9 bits/byte`, enc.entropyText);
-    check(plain.entropy < 7, `${workload}: plaintext side shows the lower entropy of text`, plain.entropyText);
-    check(enc.files.every((f) => f[3] === '0'), `${workload}: every encrypted temp file shows 0 hits`, enc.files.map((f) => f[3]).join(' '));
-    const scanBad = await page.$$eval('#side-enc .scan.bad', (x) => x.length);
-    check(scanBad === 0 && enc.scans.length === 2, `${workload}: encrypted side's OPFS scans find no secret outside the main database`, enc.scans.join(' / '));
-    check(enc.scans.every((x) => /main database[^·]*secret found [1-9]/.test(x)), `${workload}: OPFS scans do find the secret in the main database (the scan works)`);
-
-    if (i === 0) {
-      // The screenshot is a picture of the page, not a blank.
-      fs.mkdirSync(OUT, { recursive: true });
-      const shot = path.join(OUT, 'test-demo.png');
-      await page.screenshot({ path: shot, fullPage: true });
-      const png = decodePng(fs.readFileSync(shot));
-      const c = colourStats(png);
-      check(png.width >= 1000 && png.height >= 800, 'screenshot: full page size', `${png.width}x${png.height}`);
-      check(c.distinct > 1000 && c.topShare < 0.9, 'screenshot: not blank (many distinct colours, no single colour dominating)',
-        `${c.distinct} colours, most common ${(100 * c.topShare).toFixed(1)}% of pixels; ${path.relative(process.cwd(), shot)}`);
-      const maps = await page.$$eval('canvas.bytemap', (cs) => cs.map((cv) => {
-        const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
-        let yellow = 0;
-        for (let k = 0; k < d.length; k += 4) if (d[k] === 255 && d[k + 1] === 212 && d[k + 2] === 0) yellow++;
-        return { side: cv.closest('.side').dataset.side, yellow, px: d.length / 4 };
-      }));
-      check(maps.some((m) => m.side === 'plain' && m.yellow > 0) && maps.filter((m) => m.side === 'enc').every((m) => m.yellow === 0),
-        'byte maps: the secret is painted on the plaintext side only', JSON.stringify(maps));
-    }
-  }
-
-  // Where OPFS is missing the page says so instead of failing.
-  const bare = await browser.newPage();
-  await bare.addInitScript(() => { delete StorageManager.prototype.getDirectory; });
-  await bare.goto(server.url);
-  await bare.waitForSelector('body:not([data-state="loading"])', { timeout: 30000 });
-  const bareState = await bare.getAttribute('body', 'data-state');
-  const banner = (await bare.textContent('#no-opfs')).trim();
-  check(bareState === 'no-opfs' && await bare.isVisible('#no-opfs') && /Origin Private File System/.test(banner) && await bare.isDisabled('#run'),
-    'no OPFS: a clear message, and the Run button stays off', `${bareState}: ${banner.slice(0, 90)}…`);
-  await bare.close();
-
-  check(browser.problems.length === 0, 'no page errors or console errors', browser.problems.join(' | '));
+  const { run: engines, absent } = await selectEngines();
+  for (const a of absent) { section(a.name); skip('every demo test', `not installed: ${a.why}`); }
+  for (const engine of engines) { section(engine.name); await testEngine(engine, server); }
 } catch (e) {
   check(false, 'test run', e.stack);
 } finally {
-  const profile = browser?.profile;
-  if (browser) await browser.close();
   await server.close();
-  if (profile) check(!fs.existsSync(profile), 'cleanup: browser closed and its profile removed');
 }
 finish();

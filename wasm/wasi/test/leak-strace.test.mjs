@@ -6,12 +6,17 @@
 //                                           to any file; temp files were written
 //   tempcrypt off (sqlite3-disabled.wasm): the marker is in the temp files
 //                                           (the check can see a leak)
+// The same workload with every byte the module hands to WASI's
+// fd_write/fd_pwrite recorded by path, under node:wasi and @wasmer/wasi
+// (its files stay in memory, out of strace's sight).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import process from 'node:process';
 import { resolve } from 'node:path';
-import { shellWasm, disabledWasm, scratch, makeMarker, requireBuilt, mkdirSync, join, here } from './lib.mjs';
+import { shellWasm, disabledWasm, scratch, makeMarker, requireBuilt, mkdirSync, join, here, fileProblem } from './lib.mjs';
 import { traceWrites, haveStrace, countOccurrences } from './strace.mjs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 requireBuilt(shellWasm, disabledWasm);
 const runMjs = resolve(here, '../run.mjs');
@@ -98,3 +103,43 @@ test('strace: with --dir HOST::/tmp and no TMPDIR, temp files go to HOST', (t) =
     for (const [p, bytes] of tr.files) assert.equal(countOccurrences(bytes, m), 0, p);
   } finally { s.cleanup(); }
 });
+
+// Every byte the module hands to WASI's fd_write/fd_pwrite, by path
+// (write-capture.mjs), under node:wasi and under @wasmer/wasi, whose files
+// stay in memory where strace cannot see them.
+const captureMjs = resolve(here, 'write-capture.mjs');
+function runCaptured(rt, module, marker) {
+  const s = scratch(`capture-${rt}`);
+  try {
+    mkdirSync(join(s.dir, 'tmp'));
+    const out = join(s.dir, 'capture.json');
+    const r = spawnSync(process.execPath, [captureMjs, '--dir=.', '--env', 'TMPDIR=tmp', module, 'leak.db'], {
+      cwd: s.dir, input: workload(marker), encoding: 'utf8', maxBuffer: 64 << 20,
+      env: { ...process.env, TEMPCRYPT_CAPTURE_RUNTIME: rt, TEMPCRYPT_CAPTURE_MARKER: marker, TEMPCRYPT_CAPTURE_OUT: out },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`^${ROWS}\n${ROWS}\n${ROWS}\\|\\d+\n${ROWS}\n$`));
+    let tempFiles = 0, tempBytes = 0, tempHits = 0, fileHits = 0;
+    for (const [path, f] of Object.entries(JSON.parse(readFileSync(out, 'utf8')))) {
+      fileHits += f.hits;
+      if (/etilqs_/.test(path)) { tempFiles++; tempBytes += f.bytes; tempHits += f.hits; }
+    }
+    return { tempFiles, tempBytes, tempHits, fileHits };
+  } finally { s.cleanup(); }
+}
+
+for (const rt of ['node', 'wasmer']) {
+  test(`WASI calls (${rt}): tempcrypt keeps the marker out of every byte the module writes`, { skip: rt === 'node' ? false : (fileProblem(rt) ?? false) }, (t) => {
+    const marker = makeMarker();
+    const on = runCaptured(rt, shellWasm, marker);
+    t.diagnostic(`tempcrypt on: ${on.tempFiles} temp files, ${on.tempBytes} bytes written to them, marker hits: temp ${on.tempHits}, any file ${on.fileHits}`);
+    assert.ok(on.tempFiles >= 2, `temp files written: ${on.tempFiles}`);
+    assert.ok(on.tempBytes >= 256 * 1024, `bytes written to temp files: ${on.tempBytes}`);
+    assert.equal(on.tempHits, 0);
+    assert.equal(on.fileHits, 0);
+    const off = runCaptured(rt, disabledWasm, marker);
+    t.diagnostic(`tempcrypt off: ${off.tempFiles} temp files, ${off.tempBytes} bytes written to them, marker hits: temp ${off.tempHits}`);
+    assert.ok(off.tempFiles >= 2, `temp files written: ${off.tempFiles}`);
+    assert.ok(off.tempHits > 0, 'with tempcrypt off the marker must show up in the temp files');
+  });
+}

@@ -1,10 +1,10 @@
 // The WASI shell (build/wasi/sqlite3.wasm) run as
 //   wasmtime run --dir=. --env TMPDIR=. sqlite3.wasm test.db
-// under node:wasi, jco, and wasmtime when it is on PATH.
+// under node:wasi, jco, @wasmer/wasi, and wasmtime when it is on PATH.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { runners, haveWasmtime, shellWasm, scratch, requireBuilt, wasiBuild, join } from './lib.mjs';
+import { runners, haveWasmtime, shellWasm, scratch, requireBuilt, wasiBuild, join, fileProblem, skipUnder } from './lib.mjs';
 
 const run0 = (rt) => runners[rt];
 
@@ -32,7 +32,9 @@ SELECT count(*), sum(b) FROM t;
 `;
 }
 
-const runtimes = ['node', 'jco'];
+// node:wasi (Node's uvwasi) and jco (preview2-shim over Node's fs) share
+// no WASI code with @wasmer/wasi (Wasmer's own WASI, compiled to wasm).
+const runtimes = ['node', 'jco', 'wasmer'];
 if (haveWasmtime()) runtimes.push('wasmtime');
 else test.skip('wasmtime: not on PATH');
 
@@ -50,7 +52,8 @@ for (const rt of runtimes) {
       } finally { s.cleanup(); }
     });
 
-    test('temp_store=FILE (encrypted temp files) gives the same results as MEMORY', () => {
+    const files = { skip: rt === 'wasmer' ? (fileProblem(rt) ?? false) : false };
+    test('temp_store=FILE (encrypted temp files) gives the same results as MEMORY', files, () => {
       const out = {};
       for (const ts of ['FILE', 'MEMORY']) {
         const s = scratch();
@@ -70,7 +73,7 @@ for (const rt of runtimes) {
       assert.match(lines.at(-1), /^8000\|/);
     });
 
-    test('without a temporary directory: a clear error, not a crash', () => {
+    test('without a temporary directory: a clear error, not a crash', skipUnder(rt), () => {
       const s = scratch();
       try {
         // No --dir at all: the database is in memory, temp files have nowhere to go.
@@ -91,7 +94,7 @@ for (const rt of runtimes) {
 // out to stay minimal; see docs/wasi.md.)
 const exampleWasm = join(wasiBuild, 'example.wasm');
 for (const rt of runtimes.filter((r) => r !== 'jco')) {
-  test(`embedding example (libtempcrypt.a + libsqlite3.a) under ${rt}`, () => {
+  test(`embedding example (libtempcrypt.a + libsqlite3.a) under ${rt}`, skipUnder(rt), () => {
     requireBuilt(exampleWasm);
     const s = scratch();
     try {

@@ -1,0 +1,39 @@
+// The JS conformance suite in a browser engine with OPFS (registered in
+// test/browser/run.mjs):
+// cases.js over the OPFS pool and the memory backend in a Worker, every
+// variant compared with the build without tempcrypt, then the storage
+// regressions that need real OPFS.  Prints the counts per storage.
+import { compare } from './cases.js';
+import { VARIANTS } from './stores.js';
+
+function inWorker(page, msg) {
+  return page.evaluate((msg) => new Promise((resolve) => {
+    const w = new Worker('/test/conformance/worker.js', { type: 'module' });
+    w.onmessage = (e) => { resolve(e.data); w.terminate(); };
+    w.onerror = (e) => resolve({ ok: false, error: `worker error: ${e.message}` });
+    w.postMessage(msg);
+  }), msg);
+}
+
+export async function testConformance({ check, withBrowser, base, engine = 'chromium', only = process.env.CONFORMANCE_ONLY }) {
+  await withBrowser('conformance', async (ctx) => {
+    const page = await ctx.newPage();
+    page.on('console', (m) => { if (m.type() === 'error') console.log('  [console.error]', m.text()); });
+    await page.goto(`${base}/test/browser/index.html`);
+    const t0 = Date.now();
+    const run = await inWorker(page, { cmd: 'conformance', only });
+    if (!check(run.ok, `conformance (${engine}): the suite ran`, run.error || '')) return;
+    for (const [storage, byVariant] of Object.entries(run.result)) {
+      let n = 0, failed = 0;
+      for (const v of VARIANTS) {
+        const rows = compare(`${storage} (${engine}) ${v.label}`, byVariant[v.label], v.label === 'baseline' ? null : byVariant.baseline);
+        for (const r of rows) { n++; if (!check(r.ok, r.name, r.detail)) failed++; }
+      }
+      console.log(`conformance ${storage} (${engine}): ${n} case runs, ${n - failed} passed, ${failed} failed`);
+    }
+    console.log(`  conformance suite in ${engine}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const reg = await inWorker(page, { cmd: 'regressions' });
+    if (!check(reg.ok, `storage regressions (${engine}): ran`, reg.error || '')) return;
+    for (const r of reg.result) check(r.ok, r.name, r.detail);
+  });
+}

@@ -1,0 +1,138 @@
+// The browser side of the JS conformance suite: a module Worker that runs
+// cases.js over the OPFS pool and the memory backend, in every variant, and
+// the storage regressions that need real OPFS.  Driven by browser.mjs.
+//   postMessage({ cmd: 'conformance', only }) -> { storage: { variant: results } }
+//   postMessage({ cmd: 'regressions' })       -> [{ name, ok, detail }]
+import { runVariant } from './cases.js';
+import { memoryStores, opfsStores, VARIANTS } from './stores.js';
+import { storageRegressions } from './regressions.js';
+
+const DIRS = { dist: '/dist/', baseline: '/build/conformance/baseline/' };
+
+async function lib(build) {
+  const [{ createEngine }, { MemoryBackend }, pool, worker] = await Promise.all(
+    ['engine.js', 'memory-backend.js', 'opfs-pool.js', 'worker.js'].map((f) => import(DIRS[build] + f)));
+  return { createEngine, MemoryBackend, OpfsPool: pool.OpfsPool, deletePool: pool.deletePool, poolNameOf: worker.poolNameOf, worker };
+}
+
+async function conformance(only) {
+  const re = only ? new RegExp(only) : null;
+  const out = { opfs: {}, memory: {} };
+  for (const v of VARIANTS) {
+    const l = await lib(v.build);
+    out.opfs[v.label] = await runVariant(opfsStores(l, v.label.replace(/\W+/g, '-'), { off: v.off }), re);
+    out.memory[v.label] = await runVariant(memoryStores(l, { off: v.off }), re);
+  }
+  return out;
+}
+
+// The pool file (and its access-handle-free File) holding `path`.
+async function poolDir(poolName) {
+  const root = await navigator.storage.getDirectory();
+  const top = await root.getDirectoryHandle('.sqlite-tempcrypt');
+  return top.getDirectoryHandle(poolName);
+}
+async function fileHolding(dir, path) {
+  for await (const [name, h] of dir.entries()) {
+    const bytes = new Uint8Array(await (await h.getFile()).arrayBuffer());
+    const n = new DataView(bytes.buffer).getUint32(8, true);
+    if (bytes.length >= 16 && new TextDecoder().decode(bytes.subarray(16, 16 + n)) === path) return { name, handle: h, bytes };
+  }
+  return null;
+}
+async function poolExists(poolName) {
+  const root = await navigator.storage.getDirectory();
+  const top = await root.getDirectoryHandle('.sqlite-tempcrypt', { create: true });
+  try { await top.getDirectoryHandle(poolName); return true; } catch { return false; }
+}
+
+async function regressions() {
+  const results = [];
+  const check = (ok, name, detail = '') => { results.push({ ok: !!ok, name, detail }); return !!ok; };
+  const l = await lib('dist');
+  const { open, poolNameOf, deletePool } = l.worker;
+  // Each block on its own: an exception fails that block only.
+  const block = async (what, fn) => {
+    try { await fn(); } catch (e) { check(false, `chromium: ${what}`, `${e.name}: ${e.message}`); }
+  };
+  await block('regressions without OPFS', () => storageRegressions(l, check, { storage: 'chromium' }));
+
+  // A damaged pool header: open refuses with SQLITE_CORRUPT, the file is
+  // left as it was, and the database opens again once the header is back.
+  await block('damaged pool header', async () => {
+    const name = 'damaged.db', pool = await poolNameOf(name);
+    await deletePool(pool);
+    let db = await open(name, { storage: 'opfs' });
+    db.exec('CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3)');
+    await db.close();
+    const dir = await poolDir(pool);
+    const f = await fileHolding(dir, '/' + name);
+    const ah = await f.handle.createSyncAccessHandle();
+    const orig = new Uint8Array(1);
+    ah.read(orig, { at: 12 });
+    ah.write(new Uint8Array([orig[0] ^ 0xff]), { at: 12 });   // the checksum
+    ah.flush();
+    ah.close();
+    const before = new Uint8Array(await (await f.handle.getFile()).arrayBuffer());
+    let err = null;
+    try { db = await open(name, { storage: 'opfs' }); await db.close(); } catch (e) { err = e; }
+    const after = new Uint8Array(await (await f.handle.getFile()).arrayBuffer());
+    check(err && err.code === 11 && err.message.includes(f.name), 'chromium: pool: open refuses a pool with a damaged header (SQLITE_CORRUPT naming the file)', err ? `${err.code}: ${err.message}` : 'opened');
+    check(after.length === before.length && after.every((b, i) => b === before[i]) && after.length > 4096,
+      'chromium: pool: the damaged pool file keeps every byte', `${before.length} -> ${after.length} bytes`);
+    const fix = await f.handle.createSyncAccessHandle();
+    fix.write(orig, { at: 12 });
+    fix.close();
+    let n;
+    try { db = await open(name, { storage: 'opfs' }); n = db.query('SELECT count(*) AS n FROM t')[0].n; await db.close(); } catch (e) { n = e.message; }
+    check(n === 3, 'chromium: pool: with the header repaired the database opens with its rows', `count ${n}`);
+    await deletePool(pool);
+  });
+
+  // Two long names that agree on their first 200 characters: two pools, two
+  // Web Locks, both open at once, each with its own rows.
+  await block('long names', async () => {
+    const a = 'L'.repeat(210) + 'a.db', b = 'L'.repeat(210) + 'b.db';
+    const pa = await poolNameOf(a), pb = await poolNameOf(b);
+    let res;
+    try {
+      const da = await open(a, { storage: 'opfs' });
+      const db = await open(b, { storage: 'opfs' });
+      da.exec('CREATE TABLE t(x); INSERT INTO t VALUES (1)');
+      db.exec('CREATE TABLE t(x); INSERT INTO t VALUES (2), (3)');
+      res = [da.query('SELECT sum(x) AS s FROM t')[0].s, db.query('SELECT sum(x) AS s FROM t')[0].s];
+      await da.close();
+      await db.close();
+    } catch (e) { res = `${e.code}: ${e.message}`; }
+    check(pa !== pb && JSON.stringify(res) === '[1,5]', 'chromium: two long names with the same first 200 characters open at once, each its own database', JSON.stringify(res));
+    await deletePool(pa);
+    await deletePool(pb);
+  });
+
+  // close() settles only when nothing of the pool is in flight: deletePool()
+  // right after it succeeds and leaves nothing, every time.
+  await block('close then deletePool', async () => {
+    const errors = [], left = [];
+    for (let i = 0; i < 20; i++) {
+      const name = `close-race-${i}.db`, pool = await poolNameOf(name);
+      const db = await open(name, { storage: 'opfs' });
+      db.exec('PRAGMA journal_mode=PERSIST; CREATE TABLE t(x); INSERT INTO t VALUES (1)');   // the journal keeps a file: top-up starts
+      db.reserve(24).catch(() => {});
+      await db.close();
+      try { await deletePool(pool); } catch (e) { errors.push(`${i}: ${e.name}`); }
+      if (await poolExists(pool)) left.push(i);
+    }
+    check(errors.length === 0 && left.length === 0, 'chromium: deletePool() right after close() succeeds and removes the pool (20 times)', `errors ${errors.join(', ') || 'none'}; left ${left.join(', ') || 'none'}`);
+  });
+  return results;
+}
+
+self.onmessage = async ({ data }) => {
+  try {
+    if (data.cmd === 'conformance') self.postMessage({ ok: true, result: await conformance(data.only) });
+    else if (data.cmd === 'regressions') self.postMessage({ ok: true, result: await regressions() });
+    else throw new Error(`unknown command ${data.cmd}`);
+  } catch (e) {
+    self.postMessage({ ok: false, error: `${e.name}: ${e.message}\n${e.stack}` });
+  }
+};
