@@ -26,7 +26,7 @@ SQLITE_DEFS ?= -DSQLITE_THREADSAFE=1 -DSQLITE_TEMP_STORE=1 \
 SHELL_DEFS  ?= -DSQLITE_SHELL_INIT_PROC=sqlite3_tempcrypt_shell_init
 
 TC_SRC  := src/chacha20.c src/tempcrypt.c
-TC_HDR  := src/tempcrypt.h
+TC_HDR  := src/tempcrypt.h src/chacha20.h
 
 .PHONY: all native sqlite deps test clean distclean
 all: native

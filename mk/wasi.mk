@@ -98,13 +98,13 @@ $(WASI)/sqlite3-disabled.wasm: $(WASI_SHELL_OBJS) $(WASI)/chacha20.o \
     $(WASI)/disabled/tempcrypt.o $(WASI)/libsqlite3.a
 	$(WASI_CC) $(WASI_LDFLAGS) -o $@ $^ $(WASI_EMUL_LIBS)
 
-# tempcrypt with its test hooks, for the test programs.
-$(WASI)/testing/tempcrypt.o: src/tempcrypt.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
+# tempcrypt and ChaCha20 with their test hooks, for the test programs.
+$(WASI)/testing/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_TESTING \
 	    -I$(SQLITE_DIR) -Isrc -c $< -o $@
 
-$(WASI)/testing/libtempcrypt.a: $(WASI)/chacha20.o $(WASI)/testing/tempcrypt.o
+$(WASI)/testing/libtempcrypt.a: $(WASI)/testing/chacha20.o $(WASI)/testing/tempcrypt.o
 	rm -f $@ && $(WASI_AR) rcs $@ $^
 
 # The shell wrapped as a WASI preview2 component for jco (the tests time
@@ -132,14 +132,15 @@ $(WASI)/test/%.wasm: $(WASI)/test/%.o $(WASI)/cabi_realloc.o \
 # libsodium in wasm: chacha20_test runs its vectors and properties, and
 # chacha_twin checks wasm against native byte for byte.
 WASI_CTESTS := chacha20_test stress leakcheck difftest faulttest keyhygiene \
-    recovery conformance
+    recovery conformance stackscan
 WASI_CTEST_PROGS := $(patsubst %,$(WASI)/ctest/%.wasm,$(WASI_CTESTS))
 
 $(WASI)/ctest/proof.o: test/proof.c test/proof.h $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_TEST_CFLAGS) -c $< -o $@
 
-$(WASI)/ctest/chacha20_test.wasm $(WASI)/ctest/stress.wasm $(WASI)/ctest/conformance.wasm: $(WASI)/ctest/%.wasm: \
+$(WASI)/ctest/chacha20_test.wasm $(WASI)/ctest/stress.wasm $(WASI)/ctest/conformance.wasm \
+    $(WASI)/ctest/stackscan.wasm: $(WASI)/ctest/%.wasm: \
     test/%.c test/testutil.h $(WASI)/cabi_realloc.o $(WASI)/testing/libtempcrypt.a $(WASI)/libsqlite3.a \
     $(WASI_STAMP)
 	@mkdir -p $(@D)
@@ -165,8 +166,17 @@ $(WASI)/test/chacha_twin_scalar.wasm: test/wasi/chacha_twin.c src/chacha20.c $(T
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DTEMPCRYPT_NO_VECTOR -Isrc -o $@ $< src/chacha20.c
 
+# The dead-stack scan (test/stackscan.c) also as emscripten builds it for
+# the browser (-O2 -msimd128), run under Node by stackscan.test.mjs.
+WASI_EMCC     ?= emcc
+WASI_EMCC_ENV ?= NODE_PATH=/usr/share/nodejs
+$(WASI)/emcc/stackscan.cjs: test/stackscan.c test/testutil.h src/chacha20.c $(TC_HDR)
+	@mkdir -p $(@D)
+	$(WASI_EMCC_ENV) $(WASI_EMCC) -O2 -msimd128 $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc -Itest \
+	    -sENVIRONMENT=node -sSINGLE_FILE=1 -o $@ test/stackscan.c src/chacha20.c
+
 WASI_EXTRA_TESTS := $(WASI_CTEST_PROGS) $(NATIVE)/wasi-twin/chacha_twin \
-    $(WASI)/test/chacha_twin_scalar.wasm $(WASI)/example.wasm
+    $(WASI)/test/chacha_twin_scalar.wasm $(WASI)/example.wasm $(WASI)/emcc/stackscan.cjs
 
 wasi-tests: wasi $(WASI)/sqlite3-disabled.wasm $(WASI)/sqlite3.component.wasm \
     $(WASI_TEST_PROGS) $(WASI_EXTRA_TESTS)
@@ -177,3 +187,22 @@ test-wasi: wasi-tests
 	    $(WASI_NODE) --test $(sort $(wildcard wasm/wasi/test/*.test.mjs))
 
 TEST_TARGETS += test-wasi
+
+# ChaCha20 in wasm against libsodium.js in one Node run (test/chacha_bench.mjs),
+# for `make bench`: clang's WASI build and emscripten's, every path.
+CHACHA_BENCH_EXPORTS := tempcrypt_chacha20_xor tempcrypt_chacha20_use_path \
+    tempcrypt_chacha20_path_name tempcrypt_chacha20_path_missing malloc
+CHACHA_BENCH_COMMA := ,
+CHACHA_BENCH_SPACE := $(subst ,, )
+.PHONY: bench-chacha-wasm
+$(WASI)/bench/chacha-wasi.wasm: src/chacha20.c $(TC_HDR) $(WASI_STAMP)
+	@mkdir -p $(@D)
+	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc -mexec-model=reactor \
+	    $(addprefix -Wl$(CHACHA_BENCH_COMMA)--export=,$(CHACHA_BENCH_EXPORTS)) -o $@ src/chacha20.c
+$(WASI)/bench/chacha-emcc.wasm: src/chacha20.c $(TC_HDR)
+	@mkdir -p $(@D)
+	$(WASI_EMCC_ENV) $(WASI_EMCC) -O2 -msimd128 $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc \
+	    --no-entry -sSTANDALONE_WASM -sEXPORTED_FUNCTIONS=$(subst $(CHACHA_BENCH_SPACE),$(CHACHA_BENCH_COMMA),$(addprefix _,$(CHACHA_BENCH_EXPORTS))) \
+	    -o $@ src/chacha20.c
+bench-chacha-wasm: $(WASI)/bench/chacha-wasi.wasm $(WASI)/bench/chacha-emcc.wasm
+	$(WASI_NODE) test/chacha_bench.mjs $^

@@ -3,12 +3,21 @@
 **
 ** Portable C99, constant time: the only branches and memory indexes depend
 ** on lengths and counters, never on the key, the nonce or the data.  Words
-** are loaded and stored with shifts, so the code does not care about the
-** host's byte order or alignment.  Every buffer that held key material or
-** keystream is wiped before return.
+** are loaded and stored with shifts, so the scalar code does not care
+** about the host's byte order or alignment.  Vector paths (4, 8 or 16
+** blocks at once) are added where the compiler has them; docs/cipher.md
+** describes the paths, their dispatch and how no keystream or key is
+** left in memory after a call (the stack wipe, below).
 */
 #include <string.h>
 #include "tempcrypt.h"
+#include "chacha20.h"
+
+#ifdef __GNUC__
+# define NOINLINE __attribute__((noinline))
+#else
+# define NOINLINE   /* then the stack wipe is not guaranteed: see below */
+#endif
 
 typedef uint8_t  u8;
 typedef uint32_t u32;
@@ -58,76 +67,204 @@ static void chacha20_block(u32 out[16], const u32 in[16]){
 }
 
 /*
-** Vector path: four blocks at once, one block per lane, with the compiler's
-** generic vector types (SSE2 on x86-64, simd128 in WebAssembly built with
-** -msimd128, NEON on Arm).  Same rounds, same constant-time operations:
-** adds, XORs and fixed rotations.
+** The scalar worker: whole blocks, then the partial last one.  Its ks and
+** tail, like every worker's frame, are wiped by wipe_stack_below().
 */
-#if defined(__GNUC__) && !defined(TEMPCRYPT_NO_VECTOR) \
- && defined(__BYTE_ORDER__) && __BYTE_ORDER__==__ORDER_LITTLE_ENDIAN__ \
- && (defined(__SSE2__) || defined(__wasm_simd128__) || defined(__ARM_NEON))
-# define TEMPCRYPT_VECTOR 1
-typedef u32 v4u32 __attribute__((vector_size(16)));
-# ifdef __clang__
-#  define SHUF(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
-# else
-#  define SHUF(a, b, i, j, k, l) __builtin_shuffle(a, b, (v4u32){ i, j, k, l })
-# endif
-
-/* XOR 16 bytes of in with k into out; memcpy keeps it alignment-free. */
-static void xor16(u8 *out, const u8 *in, v4u32 k){
-  v4u32 v;
-  memcpy(&v, in, 16);
-  v ^= k;
-  memcpy(out, &v, 16);
-}
-
-static void chacha20_4blocks(u8 *out, const u8 *in, const u32 state[16]){
-  v4u32 x[16];
-  int i;
-  for(i = 0; i < 16; i++){
-    x[i] = (v4u32){ state[i], state[i], state[i], state[i] };
+NOINLINE static void chacha20_scalar(u8 *out, const u8 *in, size_t n,
+                                     u32 state[16]){
+  u32 ks[16];
+  size_t i;
+  /* Word by word, which also works when out == in. */
+  while( n >= 64 ){
+    chacha20_block(ks, state);
+    for(i = 0; i < 16; i++){
+      store32_le(out + 4 * i, load32_le(in + 4 * i) ^ ks[i]);
+    }
+    state[12]++;
+    in += 64;  out += 64;  n -= 64;
   }
-  x[12] += (v4u32){ 0, 1, 2, 3 };
-  for(i = 0; i < 10; i++){
-    QUARTERROUND(x[0], x[4],  x[8], x[12]);
-    QUARTERROUND(x[1], x[5],  x[9], x[13]);
-    QUARTERROUND(x[2], x[6], x[10], x[14]);
-    QUARTERROUND(x[3], x[7], x[11], x[15]);
-    QUARTERROUND(x[0], x[5], x[10], x[15]);
-    QUARTERROUND(x[1], x[6], x[11], x[12]);
-    QUARTERROUND(x[2], x[7],  x[8], x[13]);
-    QUARTERROUND(x[3], x[4],  x[9], x[14]);
-  }
-  /* Feed-forward; then lane b of x[0..15] is keystream block b, and a
-  ** 4x4 transpose per group of four words gives each block's bytes. */
-  for(i = 0; i < 16; i++){
-    x[i] += (v4u32){ state[i], state[i], state[i], state[i] };
-  }
-  x[12] += (v4u32){ 0, 1, 2, 3 };
-  for(i = 0; i < 16; i += 4){
-    v4u32 t0 = SHUF(x[i],   x[i+1], 0, 4, 1, 5);
-    v4u32 t1 = SHUF(x[i+2], x[i+3], 0, 4, 1, 5);
-    v4u32 t2 = SHUF(x[i],   x[i+1], 2, 6, 3, 7);
-    v4u32 t3 = SHUF(x[i+2], x[i+3], 2, 6, 3, 7);
-    xor16(out +       4 * i, in +       4 * i, SHUF(t0, t1, 0, 1, 4, 5));
-    xor16(out +  64 + 4 * i, in +  64 + 4 * i, SHUF(t0, t1, 2, 3, 6, 7));
-    xor16(out + 128 + 4 * i, in + 128 + 4 * i, SHUF(t2, t3, 0, 1, 4, 5));
-    xor16(out + 192 + 4 * i, in + 192 + 4 * i, SHUF(t2, t3, 2, 3, 6, 7));
+  if( n > 0 ){
+    u8 tail[64];
+    chacha20_block(ks, state);
+    for(i = 0; i < 16; i++) store32_le(tail + 4 * i, ks[i]);
+    for(i = 0; i < n; i++) out[i] = in[i] ^ tail[i];
   }
 }
 
 /*
-** The rounds keep x in registers and spill slots; taking its address to
-** wipe it would pin it to memory and cost a third of the speed.  Instead,
-** after the vector loop, the caller overwrites the stack below its own
-** frame, where chacha20_4blocks's frame was (as libsodium's stackzero).
+** Vector paths: many blocks at once, one block per lane, with the
+** compiler's generic vector types; the kernel is in chacha20.h.  vec128
+** (4 blocks) is SSE2 on x86-64, simd128 in WebAssembly built with
+** -msimd128, NEON on Arm.  On x86-64 the AVX2 (8 blocks) and AVX-512 (16
+** blocks) kernels are compiled beside it with target attributes, and the
+** widest one the CPU has is chosen once at start-up.
 */
-__attribute__((noinline)) static void wipe_stack_below(void){
-  volatile uint64_t aScratch[128];
+#if defined(__GNUC__) && !defined(TEMPCRYPT_NO_VECTOR) \
+ && (defined(__clang__) || __GNUC__ >= 12) \
+ && defined(__BYTE_ORDER__) && __BYTE_ORDER__==__ORDER_LITTLE_ENDIAN__ \
+ && (defined(__SSE2__) || defined(__wasm_simd128__) || defined(__ARM_NEON))
+# define TEMPCRYPT_VECTOR 1
+# if defined(__x86_64__) && !defined(TEMPCRYPT_NO_X86)
+#  define TEMPCRYPT_X86 1
+# endif
+#endif
+
+#ifdef TEMPCRYPT_VECTOR
+# define CC_NAME    chacha20_vec128
+# define CC_LANES   4
+# define CC_ATTR    NOINLINE
+/* Rotations by shifts: SSE2 has no byte shuffle, and under V8 (Node 20)
+** wasm's i8x16.shuffle made this kernel about 10% slower than shifts
+** (docs/cipher.md). */
+# define CC_BYTEROT 0
+# include "chacha20.h"
+#endif
+#ifdef TEMPCRYPT_X86
+# define CC_NAME    chacha20_avx2
+# define CC_LANES   8
+# define CC_ATTR    NOINLINE __attribute__((target("avx2")))
+/* vpshufb for 16 and 8: about 15% faster than shifts here. */
+# define CC_BYTEROT 1
+# include "chacha20.h"
+/* AVX-512F rotates in one instruction (vprold): no shuffles needed. */
+# define CC_NAME    chacha20_avx512
+# define CC_LANES   16
+# define CC_ATTR    NOINLINE __attribute__((target("avx512f")))
+# define CC_BYTEROT 0
+# include "chacha20.h"
+# ifdef SQLITE_TEMPCRYPT_TESTING
+/* The 16-block kernel on AVX2, so that CPUs without AVX-512 test it.
+** With 16 ymm registers for 32 vectors its frame is about 5.5 KiB, too
+** deep for wipe_stack_below(): its wrapper wipes 8 KiB below itself. */
+#  define CC_NAME    chacha20_lanes16_avx2_kernel
+#  define CC_LANES   16
+#  define CC_ATTR    NOINLINE __attribute__((target("avx2")))
+#  define CC_BYTEROT 1
+#  include "chacha20.h"
+NOINLINE static void wipe_8k_below(void){
+  volatile uint64_t aScratch[1024];
   size_t i;
   for(i = 0; i < sizeof(aScratch)/sizeof(aScratch[0]); i++) aScratch[i] = 0;
 }
+NOINLINE static size_t chacha20_lanes16_avx2(u8 *out, const u8 *in, size_t n,
+                                             u32 state[16]){
+  size_t nDone = chacha20_lanes16_avx2_kernel(out, in, n, state);
+  wipe_8k_below();
+  return nDone;
+}
+# endif
+#endif
+
+/*
+** The paths.  xBulk does every whole group of nLane blocks and returns the
+** bytes done; what is left goes to the narrower paths, then to the scalar
+** worker.
+*/
+typedef struct CcPath {
+  const char *zName;
+  size_t (*xBulk)(u8 *out, const u8 *in, size_t n, u32 state[16]);
+  int iNarrower;          /* path for the rest, -1 for the scalar worker */
+} CcPath;
+
+enum { CC_SCALAR, CC_VEC128, CC_AVX2, CC_AVX512, CC_L16AVX2, CC_NPATH };
+
+static const CcPath aPath[CC_NPATH] = {
+  { "scalar",        0,                     -1 },
+#ifdef TEMPCRYPT_VECTOR
+  { "vec128",        chacha20_vec128,       -1 },
+#else
+  { "vec128",        0,                     -1 },
+#endif
+#ifdef TEMPCRYPT_X86
+  { "avx2",          chacha20_avx2,         CC_VEC128 },
+  { "avx512",        chacha20_avx512,       CC_AVX2 },
+#else
+  { "avx2",          0,                     -1 },
+  { "avx512",        0,                     -1 },
+#endif
+#if defined(TEMPCRYPT_X86) && defined(SQLITE_TEMPCRYPT_TESTING)
+  { "lanes16-avx2",  chacha20_lanes16_avx2, CC_AVX2 },
+#else
+  { "lanes16-avx2",  0,                     -1 },
+#endif
+};
+
+/* The path chosen at start-up: the widest this CPU has. */
+#ifdef TEMPCRYPT_VECTOR
+# define CC_PORTABLE CC_VEC128
+#else
+# define CC_PORTABLE CC_SCALAR
+#endif
+#ifdef TEMPCRYPT_X86
+static int iPathStart = CC_PORTABLE;
+#else
+# define iPathStart CC_PORTABLE
+#endif
+static int iPathNow = CC_PORTABLE;   /* the path in use */
+
+#if defined(TEMPCRYPT_X86) || defined(SQLITE_TEMPCRYPT_TESTING)
+/* Why path i cannot run here, or NULL. */
+static const char *ccMissing(int i){
+  if( i < 0 || i >= CC_NPATH ) return "no such path";
+  if( i == CC_SCALAR ) return 0;
+  if( !aPath[i].xBulk ){
+#ifndef TEMPCRYPT_VECTOR
+    return "not compiled: no vector support in this build";
+#else
+    return i == CC_L16AVX2 ? "test-only path, not compiled"
+                           : "not compiled: x86-64 only";
+#endif
+  }
+#ifdef TEMPCRYPT_X86
+  __builtin_cpu_init();
+  if( (i == CC_AVX2 || i == CC_L16AVX2) && !__builtin_cpu_supports("avx2") ){
+    return "this CPU (or its OS) has no AVX2";
+  }
+  if( i == CC_AVX512 && !__builtin_cpu_supports("avx512f") ){
+    return "this CPU (or its OS) has no AVX-512F";
+  }
+#endif
+  return 0;
+}
+#endif
+
+#ifdef TEMPCRYPT_X86
+/* Runs once, before main() (and before any thread can call the cipher). */
+__attribute__((constructor)) static void chacha20_choose_path(void){
+  if( !ccMissing(CC_AVX512) ) iPathStart = CC_AVX512;
+  else if( !ccMissing(CC_AVX2) ) iPathStart = CC_AVX2;
+  iPathNow = iPathStart;
+}
+#endif
+
+/*
+** The stack wipe.  The workers above keep state and keystream in
+** registers and in spill slots the C code cannot name, so they are never
+** inlined: their frames lie below tempcrypt_chacha20_xor's, and this
+** function, called from the same frame right after them, overwrites that
+** area (as libsodium's stackzero does).  CC_WIPE_BYTES must exceed the
+** deepest worker frame; test/stackscan.c checks it for every path, and
+** docs/cipher.md says how.
+*/
+#define CC_WIPE_BYTES 2048
+NOINLINE static void wipe_stack_below(void){
+  volatile uint64_t aScratch[CC_WIPE_BYTES / 8];
+  size_t i;
+  for(i = 0; i < sizeof(aScratch)/sizeof(aScratch[0]); i++) aScratch[i] = 0;
+}
+
+#ifdef SQLITE_TEMPCRYPT_TESTING
+const char *tempcrypt_chacha20_path_name(int i){
+  return i >= 0 && i < CC_NPATH ? aPath[i].zName : 0;
+}
+const char *tempcrypt_chacha20_path_missing(int i){ return ccMissing(i); }
+int tempcrypt_chacha20_use_path(int i){
+  if( i < 0 ) i = iPathStart;
+  if( ccMissing(i) ) return -1;
+  iPathNow = i;
+  return 0;
+}
+int tempcrypt_chacha20_current_path(void){ return iPathNow; }
 #endif
 
 void tempcrypt_wipe(void *p, size_t n){
@@ -139,13 +276,10 @@ void tempcrypt_wipe(void *p, size_t n){
 void tempcrypt_chacha20_xor(uint8_t *out, const uint8_t *in, size_t n,
                             const uint8_t key[32], const uint8_t nonce[12],
                             uint32_t counter){
-  u32 state[16], ks[16];
-  u8 tail[64];
+  u32 state[16];
   int i;
-#ifdef TEMPCRYPT_VECTOR
-  int bVector = 0;
-#endif
 
+  if( n == 0 ) return;
   /* "expand 32-byte k" */
   state[0] = 0x61707865;  state[1] = 0x3320646e;
   state[2] = 0x79622d32;  state[3] = 0x6b206574;
@@ -155,30 +289,11 @@ void tempcrypt_chacha20_xor(uint8_t *out, const uint8_t *in, size_t n,
   state[14] = load32_le(nonce + 4);
   state[15] = load32_le(nonce + 8);
 
-#ifdef TEMPCRYPT_VECTOR
-  while( n >= 256 ){
-    chacha20_4blocks(out, in, state);
-    state[12] += 4;
-    in += 256;  out += 256;  n -= 256;
-    bVector = 1;
+  for(i = iPathNow; i >= 0 && aPath[i].xBulk; i = aPath[i].iNarrower){
+    size_t nDone = aPath[i].xBulk(out, in, n, state);
+    in += nDone;  out += nDone;  n -= nDone;
   }
-  if( bVector ) wipe_stack_below();
-#endif
-  /* Whole blocks: XOR word by word, which also works when out == in. */
-  while( n >= 64 ){
-    chacha20_block(ks, state);
-    for(i = 0; i < 16; i++){
-      store32_le(out + 4 * i, load32_le(in + 4 * i) ^ ks[i]);
-    }
-    state[12]++;
-    in += 64;  out += 64;  n -= 64;
-  }
-  if( n > 0 ){
-    chacha20_block(ks, state);
-    for(i = 0; i < 16; i++) store32_le(tail + 4 * i, ks[i]);
-    for(i = 0; i < (int)n; i++) out[i] = in[i] ^ tail[i];
-    tempcrypt_wipe(tail, sizeof(tail));
-  }
-  tempcrypt_wipe(ks, sizeof(ks));
+  if( n > 0 ) chacha20_scalar(out, in, n, state);
+  wipe_stack_below();
   tempcrypt_wipe(state, sizeof(state));
 }

@@ -3,11 +3,14 @@
 ** run side by side in the same process.
 **
 **   bench [rows] [repeats]
+**   bench cipher              (ChaCha20 only)
 **
 ** Each SQL workload runs with temp_store=FILE and tempcrypt off (plaintext
 ** temp files, the baseline), with tempcrypt on, and with temp_store=MEMORY;
 ** runs are interleaved and the median is reported.  The cipher's own
-** speed is measured against libsodium when built with HAVE_LIBSODIUM.
+** speed is measured against libsodium when built with HAVE_LIBSODIUM, on
+** every path when built with SQLITE_TEMPCRYPT_TESTING (only the cipher's
+** test hooks: the Makefile links the shipped tempcrypt.o).
 ** Nothing here fails on timing: it prints numbers.
 */
 #include <time.h>
@@ -15,6 +18,9 @@
 #include "sqlite3.h"
 #include "tempcrypt.h"
 #include "testutil.h"
+#ifdef SQLITE_TEMPCRYPT_TESTING
+# include "chacha20.h"
+#endif
 #ifdef HAVE_LIBSODIUM
 # include <sodium.h>
 #endif
@@ -66,27 +72,93 @@ static double run_once(const char *zDb, int iWork, int mode,
   return t1 - t0;
 }
 
-static void bench_cipher(void){
-  static uint8_t buf[4096];
+/*
+** ChaCha20 on 4 KiB blocks: each cipher path (built with the test hooks)
+** and libsodium, in turns, median of 5 turns of about 0.1 s of CPU time.
+*/
+#define CIPHER_REPS 5
+static uint8_t aCipherBuf[4096];
+
+/* This thread's CPU time: on a shared machine, less noisy than the clock. */
+static double cpu_now(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec*1e-9;
+}
+
+/* MB/s of one turn: path iPath (-1: libsodium), calls until 0.1 s of CPU. */
+static double cipher_turn(int iPath){
   uint8_t key[32] = {1}, nonce[12] = {2};
-  long i, n = 40000;
-  double t0, tOurs, tSodium = 0;
-  t0 = now();
-  for(i=0; i<n; i++) tempcrypt_chacha20_xor(buf, buf, sizeof(buf), key, nonce, 0);
-  tOurs = now() - t0;
+  long i, n = 0;
+  double t0 = cpu_now(), t;
+  do{
+    for(i=0; i<64; i++){
+#ifdef HAVE_LIBSODIUM
+      if( iPath<0 ){
+        crypto_stream_chacha20_ietf_xor_ic(aCipherBuf, aCipherBuf, sizeof(aCipherBuf),
+                                           nonce, 0, key);
+        continue;
+      }
+#endif
+      tempcrypt_chacha20_xor(aCipherBuf, aCipherBuf, sizeof(aCipherBuf), key, nonce, 0);
+    }
+    n += 64;
+    t = cpu_now() - t0;
+  }while( t<0.1 );
+  return n*(double)sizeof(aCipherBuf)/t/1e6;
+}
+
+static void bench_cipher(void){
+  enum { NCOL = 8 };              /* libsodium + up to 7 paths */
+  double aT[NCOL][CIPHER_REPS], med[NCOL];
+  const char *azName[NCOL];
+  int aPath[NCOL], nCol = 0, r, c, iSodium = -1;
+#ifdef SQLITE_TEMPCRYPT_TESTING
+  int iStart = tempcrypt_chacha20_current_path();
+  for(c=0; c<TEMPCRYPT_CHACHA20_NPATH && nCol<NCOL-1; c++){
+    const char *zWhy = tempcrypt_chacha20_path_missing(c);
+    if( zWhy ){
+      printf("ChaCha20 path %s skipped: %s\n", tempcrypt_chacha20_path_name(c), zWhy);
+      continue;
+    }
+    aPath[nCol] = c;
+    azName[nCol++] = tempcrypt_chacha20_path_name(c);
+  }
+#else
+  aPath[nCol] = 0;
+  azName[nCol++] = "tempcrypt";
+#endif
 #ifdef HAVE_LIBSODIUM
   if( sodium_init()>=0 ){
-    t0 = now();
-    for(i=0; i<n; i++) crypto_stream_chacha20_ietf_xor_ic(buf, buf, sizeof(buf), nonce, 0, key);
-    tSodium = now() - t0;
+    iSodium = nCol;
+    aPath[nCol] = -1;
+    azName[nCol++] = "libsodium";
   }
 #endif
-  printf("ChaCha20 on 4 KiB blocks: tempcrypt %.0f MB/s", n*4096.0/tOurs/1e6);
-  if( tSodium>0 ){
-    printf(", libsodium %.0f MB/s (tempcrypt takes %.2fx libsodium's time)",
-           n*4096.0/tSodium/1e6, tOurs/tSodium);
+  for(r=0; r<CIPHER_REPS; r++){
+    for(c=0; c<nCol; c++){
+#ifdef SQLITE_TEMPCRYPT_TESTING
+      if( aPath[c]>=0 ) tempcrypt_chacha20_use_path(aPath[c]);
+#endif
+      aT[c][r] = cipher_turn(aPath[c]);
+    }
   }
-  printf("\n");
+#ifdef SQLITE_TEMPCRYPT_TESTING
+  tempcrypt_chacha20_use_path(-1);
+#endif
+  printf("ChaCha20 on 4 KiB blocks, CPU time, median of %d interleaved turns:\n", CIPHER_REPS);
+  for(c=0; c<nCol; c++){
+    qsort(aT[c], CIPHER_REPS, sizeof(double), cmp_double);
+    med[c] = aT[c][CIPHER_REPS/2];
+  }
+  for(c=0; c<nCol; c++){
+    printf("  %-14s %7.0f MB/s", azName[c], med[c]);
+#ifdef SQLITE_TEMPCRYPT_TESTING
+    if( aPath[c]==iStart ) printf("  (chosen at start-up)");
+#endif
+    if( iSodium>=0 && c!=iSodium ) printf("  %.2fx libsodium", med[c]/med[iSodium]);
+    printf("\n");
+  }
 }
 
 int main(int argc, char **argv){
@@ -99,6 +171,7 @@ int main(int argc, char **argv){
   char zSql[512];
 
   bench_cipher();
+  if( argc>1 && strcmp(argv[1], "cipher")==0 ) return 0;
   if( sqlite3_tempcrypt_register(0, 1)!=SQLITE_OK ){ fprintf(stderr, "register\n"); return 1; }
   snprintf(zDb, sizeof(zDb), "%s/tempcrypt-bench-%d.db", zDir, (int)getpid());
   remove(zDb);

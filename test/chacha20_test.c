@@ -1,11 +1,16 @@
 /*
 ** ChaCha20 tests: RFC 8439 vectors, properties, and (when built with
 ** HAVE_LIBSODIUM) a differential test against libsodium's IETF ChaCha20.
+** With SQLITE_TEMPCRYPT_TESTING they run on every cipher path this build
+** and CPU have (scalar, vec128, avx2, avx512, ...) and say which they skip.
 **
 **   chacha20_test [iterations] [seed]
 */
 #include "tempcrypt.h"
 #include "testutil.h"
+#ifdef SQLITE_TEMPCRYPT_TESTING
+# include "chacha20.h"
+#endif
 #ifdef HAVE_LIBSODIUM
 # include <sodium.h>
 #endif
@@ -57,7 +62,7 @@ static void test_vectors(void){
 }
 
 static void test_properties(TuRng *rng, int nIter){
-  static uint8_t in[4200], a[4200], b[4200], ks[4200];
+  static uint8_t in[4200], a[4200], b[4200 + 1], ks[4200];  /* b+1: unaligned */
   uint8_t key[32], nonce[12];
   int it;
   for(it=0; it<nIter; it++){
@@ -152,17 +157,45 @@ static void test_libsodium(TuRng *rng, int nIter){
 }
 #endif
 
+/* All the tests on the path in use. */
+static void test_path(TuRng *rng, int nIter){
+  test_vectors();
+  test_properties(rng, nIter/10 + 1);
+#ifdef HAVE_LIBSODIUM
+  test_libsodium(rng, nIter);
+#else
+  printf("differential against libsodium: skipped (not built with libsodium)\n");
+#endif
+}
+
 int main(int argc, char **argv){
   int nIter = argc>1 ? atoi(argv[1]) : 5000;
   uint64_t seed = argc>2 ? strtoull(argv[2], 0, 0) : 0x5eed1234ULL;
   TuRng rng = { seed };
   printf("chacha20_test: iterations=%d seed=0x%llx\n", nIter, (unsigned long long)seed);
-  test_vectors();
-  test_properties(&rng, nIter/10 + 1);
-#ifdef HAVE_LIBSODIUM
-  test_libsodium(&rng, nIter);
+#ifdef SQLITE_TEMPCRYPT_TESTING
+  {
+    int iStart = tempcrypt_chacha20_current_path(), i, nRun = 0;
+    printf("chacha20_test: start-up path %s\n", tempcrypt_chacha20_path_name(iStart));
+    for(i=0; i<TEMPCRYPT_CHACHA20_NPATH; i++){
+      const char *zWhy = tempcrypt_chacha20_path_missing(i);
+      if( zWhy ){
+        printf("chacha20_test: path %s SKIPPED: %s\n", tempcrypt_chacha20_path_name(i), zWhy);
+        CHECK(tempcrypt_chacha20_use_path(i)==-1, "a missing path is refused");
+        continue;
+      }
+      CHECK(tempcrypt_chacha20_use_path(i)==0, "use path %d", i);
+      CHECK(tempcrypt_chacha20_current_path()==i, "path %d in use", i);
+      printf("chacha20_test: path %s\n", tempcrypt_chacha20_path_name(i));
+      test_path(&rng, nIter);
+      nRun++;
+    }
+    CHECK(tempcrypt_chacha20_use_path(-1)==0 && tempcrypt_chacha20_current_path()==iStart,
+          "back to the start-up path");
+    printf("chacha20_test: %d paths run\n", nRun);
+  }
 #else
-  printf("differential against libsodium: skipped (not built with libsodium)\n");
+  test_path(&rng, nIter);
 #endif
   return tu_finish("chacha20_test");
 }

@@ -8,8 +8,9 @@
 ** under tempcrypt) and plaintext handed back to SQLite (in the "proofct"
 ** shim above tempcrypt), and results the test compares.
 **
-** 1. tempcrypt_chacha20_xor with secret key and plaintext: all lengths
-**    0..300, odd offsets, counters near 2^32, in place and not.
+** 1. tempcrypt_chacha20_xor with secret key and plaintext, on every
+**    cipher path: lengths 0..300 and the vector groups' sizes up to 4177,
+**    counters near 2^32, in place and not.
 ** 2. The VFS path: keys come from an entropy source that marks them
 **    undefined at birth; SQLite's writes to temp files are marked undefined
 **    before tempcrypt sees them; SQL workloads (sort, temp table and index,
@@ -25,6 +26,7 @@
 #include <valgrind/memcheck.h>
 #include "proof.h"
 #include "tempcrypt.h"
+#include "chacha20.h"
 
 static void ctSecret(const void *p, size_t n){ VALGRIND_MAKE_MEM_UNDEFINED(p, n); }
 static void ctPublic(const void *p, size_t n){ VALGRIND_MAKE_MEM_DEFINED(p, n); }
@@ -40,14 +42,26 @@ static void fill(unsigned char *a, size_t n, unsigned seed){
   for(i=0; i<n; i++){ seed = seed*1103515245u + 12345u; a[i] = (unsigned char)(seed>>16); }
 }
 
-static void cipherCheck(void){
-  unsigned char key[32], nonce[12], pt[300], ref[300], out[300];
+/* Lengths: every one to 80, then sparser, then the vector paths' groups
+** (4, 8 and 16 blocks) and their remainders. */
+static size_t nextLen(size_t n){
+  static const size_t aBig[] = { 511, 512, 1023, 1024, 1100, 2048+64+5, 4096, 4177 };
+  unsigned i;
+  if( n < 80 ) return n + 1;
+  if( n + 37 <= 300 ) return n + 37;
+  for(i=0; i<sizeof(aBig)/sizeof(aBig[0]); i++) if( aBig[i] > n ) return aBig[i];
+  return (size_t)-1;      /* done */
+}
+
+static void cipherCheck(const char *zPath){
+  static unsigned char pt[4177], ref[4177], out[4177];
+  unsigned char key[32], nonce[12];
   size_t n;
   int nCase = 0, nBad = 0;
   static const uint32_t aCtr[] = {0, 1, 7, 0xfffffff0u, 0xfffffffbu};
   unsigned c;
   for(c=0; c<sizeof(aCtr)/sizeof(aCtr[0]); c++){
-    for(n=0; n<=sizeof(pt); n+=(n<80 ? 1 : 37)){
+    for(n=0; n!=(size_t)-1; n=nextLen(n)){
       /* Counter + blocks must not pass 2^32. */
       if( aCtr[c] > 0xffffffffu - (uint32_t)(n/64+1) ) continue;
       fill(key, 32, (unsigned)(n*7+c)); fill(nonce, 12, (unsigned)n+1); fill(pt, n, (unsigned)n+99);
@@ -64,8 +78,24 @@ static void cipherCheck(void){
       nCase++;
     }
   }
-  CHECK(nBad==0, "chacha20 with secret inputs gave different output in %d cases", nBad);
-  printf("ctgrind: chacha20: %d cases with secret key and plaintext\n", nCase);
+  CHECK(nBad==0, "chacha20 %s with secret inputs gave different output in %d cases", zPath, nBad);
+  printf("ctgrind: chacha20 path %s: %d cases with secret key and plaintext\n", zPath, nCase);
+}
+
+/* cipherCheck on every path this build and CPU have (valgrind's CPU has
+** no AVX-512, so that path is skipped under it, and says so). */
+static void cipherCheckAll(void){
+  int i;
+  for(i=0; i<TEMPCRYPT_CHACHA20_NPATH; i++){
+    const char *zWhy = tempcrypt_chacha20_path_missing(i);
+    if( zWhy ){
+      printf("ctgrind: chacha20 path %s SKIPPED: %s\n", tempcrypt_chacha20_path_name(i), zWhy);
+      continue;
+    }
+    tempcrypt_chacha20_use_path(i);
+    cipherCheck(tempcrypt_chacha20_path_name(i));
+  }
+  tempcrypt_chacha20_use_path(-1);
 }
 
 static void leaky(void){
@@ -89,7 +119,7 @@ int main(int argc, char **argv){
   if( !RUNNING_ON_VALGRIND ){
     printf("ctgrind: not running under valgrind; run it as `make ctgrind`\n");
   }
-  cipherCheck();
+  cipherCheckAll();
 
   rc = proof_init(argv[0]);         /* seeds SQLite's PRNG: stays public */
   if( rc ){ fprintf(stderr, "proof_init: %d\n", rc); return 2; }
