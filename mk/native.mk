@@ -42,13 +42,9 @@ test-smoke: $(NATIVE)/sqlite3
 
 # Speed, measured, never asserted: ratios against plaintext temp files and
 # temp_store=MEMORY in the same process, and ChaCha20 against libsodium.
-BENCH_ROWS ?= 200000
-BENCH_REPS ?= 5
-.PHONY: bench
+# `make bench` (mk/bench.mk) runs it with the other targets.
 $(NATIVE)/bench: test/bench.c test/testutil.h $(NATIVE)/libtempcrypt.a $(NATIVE)/sqlite3.o
 	$(CC) $(NATIVE_CFLAGS) -Itest -DHAVE_LIBSODIUM -o $@ $< $(NATIVE)/libtempcrypt.a $(NATIVE)/sqlite3.o -lsodium -lpthread -lm
-bench: $(NATIVE)/bench
-	$< $(BENCH_ROWS) $(BENCH_REPS)
 
 # The core tests under ASan+UBSan+LSan, sharing the sanitized SQLite and
 # library objects that mk/proof.mk builds.

@@ -28,7 +28,7 @@ WASI_LDFLAGS  = $(WASI_BASE_CFLAGS)
 # No threads under WASI preview1.  SQLite picks its WASI default VFS
 # ("unix-dotfile") and leaves out WAL shared memory by itself.
 WASI_SQLITE_DEFS := $(filter-out -DSQLITE_THREADSAFE=%,$(SQLITE_DEFS)) \
-    -DSQLITE_THREADSAFE=0
+    -DSQLITE_THREADSAFE=0 $(WASM_SQLITE_DEFS)
 
 # The shell (not the library) uses signal(), getpid(), getrusage(), clock():
 # wasi-libc's emulations of them.  compat.h/compat.c supply chmod(),
@@ -176,3 +176,9 @@ test-wasi: wasi-tests
 	    $(WASI_NODE) --test $(sort $(wildcard wasm/wasi/test/*.test.mjs))
 
 TEST_TARGETS += test-wasi
+
+# test/bench.c for wasm32-wasi, linked with the shipped libraries: `make
+# bench-wasi` (mk/bench.mk) runs it under node:wasi.
+$(WASI)/bench.wasm: test/bench.c test/testutil.h $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a $(WASI_STAMP)
+	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -Itest -o $@ $< \
+	    $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a
