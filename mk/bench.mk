@@ -13,10 +13,11 @@ BENCH_DIR     := $(BUILD)/bench
 BENCH_WORK    := test/bench/workloads.txt
 
 .PHONY: bench bench-smoke bench-native bench-wasi bench-browser bench-big bench-report bench-clean
-bench: bench-clean bench-native bench-wasi bench-browser bench-big
-	$(MAKE) bench-report
+# The harnesses one after the other (never in parallel: they time things).
+bench:
+	$(MAKE) -j1 bench-clean bench-native bench-wasi bench-browser bench-big bench-report
 bench-smoke:
-	$(MAKE) bench-clean bench-native bench-wasi bench-browser bench-report BENCH_ROWS=2000 BENCH_REPS=1 \
+	$(MAKE) -j1 bench-clean bench-native bench-wasi bench-browser bench-report BENCH_ROWS=2000 BENCH_REPS=1 \
 	    BENCH_DIR=$(BUILD)/bench-smoke
 
 bench-clean:
