@@ -208,6 +208,8 @@ int main(int argc, char **argv){
       }
       fprintf(pJson, "}\n");
     }
+    if( pJson ) fflush(pJson);
+    fflush(stdout);
   }
   remove(zDb);
   if( pJson ) fclose(pJson);
