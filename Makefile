@@ -22,7 +22,7 @@ SQLITE_C           := $(SQLITE_DIR)/sqlite3.c
 SQLITE_DEFS ?= -DSQLITE_THREADSAFE=1 -DSQLITE_TEMP_STORE=1 \
                -DSQLITE_DEFAULT_MEMSTATUS=0 -DSQLITE_ENABLE_MATH_FUNCTIONS \
                -DSQLITE_OMIT_LOAD_EXTENSION
-# The wasm builds' speed settings (browser and WASI), chosen by measurement:
+# The browser build's speed settings (WASI: see mk/wasi.mk), chosen by measurement:
 # docs/performance.md has the table.  8192-byte pages and a 16 MiB cache
 # as in the official @sqlite.org/sqlite-wasm build: ephemeral b-trees
 # (DISTINCT, ORDER BY ... LIMIT) take these compile-time defaults whatever

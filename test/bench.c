@@ -157,7 +157,12 @@ int main(int argc, char **argv){
   if( nRep<1 ) nRep = 1;
   if( nRep>64 ) nRep = 64;
   if( sqlite3_tempcrypt_register(0, 1)!=SQLITE_OK ){ fprintf(stderr, "register\n"); return 1; }
-  snprintf(zDb, sizeof(zDb), "%s/tempcrypt-bench-%d.db", zDir, nRow);
+  /* One name per target, so that native and WASI runs never share a file. */
+#ifdef __wasi__
+  snprintf(zDb, sizeof(zDb), "%s/tempcrypt-bench-wasi-%d.db", zDir, nRow);
+#else
+  snprintf(zDb, sizeof(zDb), "%s/tempcrypt-bench-native-%d.db", zDir, nRow);
+#endif
   remove(zDb);
   if( sqlite3_open(zDb, &db)!=SQLITE_OK ){ fprintf(stderr, "bench: cannot open %s\n", zDb); return 1; }
   exec_or_die(db, bEqual ? "PRAGMA page_size=4096; PRAGMA journal_mode=OFF"
