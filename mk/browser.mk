@@ -18,6 +18,11 @@ BROWSER_SQLITE_DEFS := $(filter-out -DSQLITE_THREADSAFE=%,$(SQLITE_DEFS)) \
     -DSQLITE_OMIT_DEPRECATED -DSQLITE_MAX_MMAP_SIZE=0 -DSQLITE_USE_ALLOCA \
     -DSQLITE_ENABLE_BYTECODE_VTAB -DSQLITE_ENABLE_DBSTAT_VTAB
 
+# ---- speed (issue 13): the wasm settings of the Makefile's WASM_SQLITE_DEFS,
+# and the optimisation and memory flags; docs/performance.md.
+BROWSER_SQLITE_DEFS += $(WASM_SQLITE_DEFS)
+# ---- end speed
+
 BROWSER_CFLAGS := $(BROWSER_OPT) -msimd128 -I$(SQLITE_DIR) -Isrc -Iwasm/browser
 
 # Only what js/ calls.
@@ -90,3 +95,11 @@ test-browser: browser
 	BROWSERS=$(BROWSERS) node test/browser/run.mjs
 
 TEST_TARGETS += test-browser
+
+# ---- speed (issue 13): the same link with the wasm heap capped, for the
+# larger-than-memory run of `make bench-big` (mk/bench.mk).
+BENCH_HEAP_CAP ?= 256MB
+$(BENCH_DIR)/capped/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/opfs_library.js $(BROWSER)/ldflags
+	@mkdir -p $(@D)
+	$(BROWSER_ENV) $(EMCC) $(BROWSER_LDFLAGS) -sMAXIMUM_MEMORY=$(BENCH_HEAP_CAP) $(BROWSER_OBJS) -o $@
+# ---- end speed

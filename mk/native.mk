@@ -60,9 +60,7 @@ test-smoke: $(NATIVE)/sqlite3
 
 # Speed, measured, never asserted: ratios against plaintext temp files and
 # temp_store=MEMORY in the same process, and ChaCha20 against libsodium.
-BENCH_ROWS ?= 200000
-BENCH_REPS ?= 5
-.PHONY: bench
+# `make bench` (mk/bench.mk) runs it with the other targets.
 # The shipped tempcrypt.o with the test build of chacha20.o, whose hooks
 # let the bench time every cipher path.
 $(NATIVE)/bench: test/bench.c test/testutil.h $(NATIVE)/tempcrypt.o $(NATIVE_TEST)/chacha20.o $(NATIVE)/sqlite3.o
@@ -72,8 +70,6 @@ $(NATIVE)/bench: test/bench.c test/testutil.h $(NATIVE)/tempcrypt.o $(NATIVE_TES
 .PHONY: bench-chacha-native
 bench-chacha-native: $(NATIVE)/bench
 	$< cipher
-bench: $(NATIVE)/bench
-	$< $(BENCH_ROWS) $(BENCH_REPS)
 
 # The core tests under ASan+UBSan+LSan, sharing the sanitized SQLite and
 # library objects that mk/proof.mk builds.

@@ -27,8 +27,14 @@ WASI_LDFLAGS  = $(WASI_BASE_CFLAGS)
 
 # No threads under WASI preview1.  SQLite picks its WASI default VFS
 # ("unix-dotfile") and leaves out WAL shared memory by itself.
+# The browser's WASM_SQLITE_DEFS (Makefile) are not used here yet: with
+# their 16 MiB default cache the small data of the WASI proof tests
+# (faulttest's IN and materialized CTE, the strace leak proofs) no longer
+# reaches temp files; docs/performance.md.  make WASI_SPEED_DEFS=
+# '$(WASM_SQLITE_DEFS)' builds with them (as the measurements did).
+WASI_SPEED_DEFS ?=
 WASI_SQLITE_DEFS := $(filter-out -DSQLITE_THREADSAFE=%,$(SQLITE_DEFS)) \
-    -DSQLITE_THREADSAFE=0
+    -DSQLITE_THREADSAFE=0 $(WASI_SPEED_DEFS)
 
 # The shell (not the library) uses signal(), getpid(), getrusage(), clock():
 # wasi-libc's emulations of them.  compat.h/compat.c supply chmod(),
@@ -206,3 +212,9 @@ $(WASI)/bench/chacha-emcc.wasm: src/chacha20.c $(TC_HDR)
 	    -o $@ src/chacha20.c
 bench-chacha-wasm: $(WASI)/bench/chacha-wasi.wasm $(WASI)/bench/chacha-emcc.wasm
 	$(WASI_NODE) test/chacha_bench.mjs $^
+
+# test/bench.c for wasm32-wasi, linked with the shipped libraries: `make
+# bench-wasi` (mk/bench.mk) runs it under node:wasi.
+$(WASI)/bench.wasm: test/bench.c test/testutil.h $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a $(WASI_STAMP)
+	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -Itest -o $@ $< \
+	    $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a

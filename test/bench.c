@@ -2,12 +2,17 @@
 ** Benchmark: what encrypting temp files costs, as ratios against baselines
 ** run side by side in the same process.
 **
-**   bench [rows] [repeats]
+**   bench [rows] [repeats] [workloads.txt] [results.jsonl] [equal|default]
 **   bench cipher              (ChaCha20 only)
 **
-** Each SQL workload runs with temp_store=FILE and tempcrypt off (plaintext
-** temp files, the baseline), with tempcrypt on, and with temp_store=MEMORY;
-** runs are interleaved and the median is reported.  The cipher's own
+** The SQL workloads come from test/bench/workloads.txt, the list every
+** harness of `make bench` reads (native, WASI, Chromium).  Each runs with
+** temp_store=FILE and tempcrypt off (plaintext temp files, the baseline),
+** with tempcrypt on, and with temp_store=MEMORY; runs alternate and the
+** median is reported.  Settings "equal" (the default) are those of the
+** browser comparison (4096-byte pages, cache_size=-2000 on main and
+** temp); "default" leaves the build's defaults.  With a results file, one
+** JSON line per workload and mode is appended to it.  The cipher's own
 ** speed is measured against libsodium when built with HAVE_LIBSODIUM, on
 ** every path when built with SQLITE_TEMPCRYPT_TESTING (only the cipher's
 ** test hooks: the Makefile links the shipped tempcrypt.o).
@@ -44,28 +49,75 @@ static void exec_or_die(sqlite3 *db, const char *zSql){
   }
 }
 
-typedef struct Workload { const char *zName; const char *zSql; } Workload;
+/* The first column of the last row the SQL returned, as text. */
+static int keep_last(void *pArg, int nCol, char **azVal, char **azCol){
+  char *zOut = (char*)pArg;
+  (void)azCol;
+  snprintf(zOut, 64, "%s", nCol>0 && azVal[0] ? azVal[0] : "NULL");
+  return 0;
+}
 
-static const Workload aWork[] = {
-  { "temp table", "CREATE TEMP TABLE tt AS SELECT * FROM t; DROP TABLE tt;" },
-  { "sort",       "SELECT sum(length(b)) FROM (SELECT b FROM t ORDER BY b);" },
-  { "create index", "CREATE INDEX t_b ON t(b); DROP INDEX t_b;" },
-  { "vacuum",     "VACUUM;" },
-};
-#define N_WORK (int)(sizeof(aWork)/sizeof(aWork[0]))
+#define MAX_WORK 32
+typedef struct Workload { char *zName; char *zSql; } Workload;
+static Workload aWork[MAX_WORK];
+static int nWork = 0;
+static char *zSetup = 0;
+
+/* zIn with every "$ROWS" replaced by nRow; sqlite3_malloc'd. */
+static char *subst_rows(const char *zIn, int nRow){
+  sqlite3_str *s = sqlite3_str_new(0);
+  const char *z;
+  while( (z = strstr(zIn, "$ROWS"))!=0 ){
+    sqlite3_str_append(s, zIn, (int)(z-zIn));
+    sqlite3_str_appendf(s, "%d", nRow);
+    zIn = z + 5;
+  }
+  sqlite3_str_appendall(s, zIn);
+  return sqlite3_str_finish(s);
+}
+
+/* Read the workload list (see test/bench/workloads.txt). */
+static void load_workloads(const char *zFile, int nRow){
+  char zLine[4096];
+  FILE *f = fopen(zFile, "r");
+  if( f==0 ){ fprintf(stderr, "bench: cannot open %s\n", zFile); exit(1); }
+  while( fgets(zLine, sizeof(zLine), f) ){
+    char *zTab = strchr(zLine, '\t');
+    size_t n = strlen(zLine);
+    while( n>0 && (zLine[n-1]=='\n' || zLine[n-1]=='\r') ) zLine[--n] = 0;
+    if( zLine[0]=='#' || zTab==0 || strncmp(zLine, "big.", 4)==0 ) continue;
+    *zTab = 0;
+    if( strcmp(zLine, "setup")==0 ){
+      zSetup = subst_rows(zTab+1, nRow);
+    }else if( nWork<MAX_WORK ){
+      aWork[nWork].zName = sqlite3_mprintf("%s", zLine);
+      aWork[nWork].zSql = subst_rows(zTab+1, nRow);
+      nWork++;
+    }
+  }
+  fclose(f);
+  if( zSetup==0 || nWork==0 ){ fprintf(stderr, "bench: no workloads in %s\n", zFile); exit(1); }
+}
+
+static const char *azMode[] = { "plain", "encrypted", "memory" };
 
 /* mode 0: FILE plaintext, 1: FILE encrypted, 2: MEMORY */
-static double run_once(const char *zDb, int iWork, int mode,
-                       struct sqlite3_tempcrypt_stats *pSt){
+static double run_once(const char *zDb, int iWork, int mode, int bEqual,
+                       struct sqlite3_tempcrypt_stats *pSt, char *zResult){
   sqlite3 *db;
   double t0, t1;
+  char *zErr = 0;
   sqlite3_tempcrypt_set_enabled(mode==1);
   if( sqlite3_open(zDb, &db)!=SQLITE_OK ){ fprintf(stderr, "open\n"); exit(1); }
   exec_or_die(db, mode==2 ? "PRAGMA temp_store=MEMORY" : "PRAGMA temp_store=FILE");
-  exec_or_die(db, "PRAGMA cache_size=-2000; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF");
+  if( bEqual ) exec_or_die(db, "PRAGMA main.cache_size=-2000; PRAGMA temp.cache_size=-2000");
+  exec_or_die(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF");
   sqlite3_tempcrypt_stats(0, 1);
   t0 = now();
-  exec_or_die(db, aWork[iWork].zSql);
+  if( sqlite3_exec(db, aWork[iWork].zSql, keep_last, zResult, &zErr)!=SQLITE_OK ){
+    fprintf(stderr, "bench: %s\n  in: %s\n", zErr, aWork[iWork].zSql);
+    exit(1);
+  }
   t1 = now();
   sqlite3_tempcrypt_stats(pSt, 0);
   sqlite3_close(db);
@@ -164,53 +216,81 @@ static void bench_cipher(void){
 int main(int argc, char **argv){
   int nRow = argc>1 ? atoi(argv[1]) : 200000;
   int nRep = argc>2 ? atoi(argv[2]) : 5;
+  const char *zWork = argc>3 ? argv[3] : "test/bench/workloads.txt";
+  FILE *pJson = argc>4 && argv[4][0] ? fopen(argv[4], "a") : 0;
+  int bEqual = !(argc>5 && strcmp(argv[5], "default")==0);
   char zDb[512];
   const char *zDir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
   sqlite3 *db;
   int w, r, m;
-  char zSql[512];
 
   bench_cipher();
   if( argc>1 && strcmp(argv[1], "cipher")==0 ) return 0;
+  load_workloads(zWork, nRow);
+  if( nRep<1 ) nRep = 1;
+  if( nRep>64 ) nRep = 64;
   if( sqlite3_tempcrypt_register(0, 1)!=SQLITE_OK ){ fprintf(stderr, "register\n"); return 1; }
-  snprintf(zDb, sizeof(zDb), "%s/tempcrypt-bench-%d.db", zDir, (int)getpid());
+  /* One name per target, so that native and WASI runs never share a file. */
+#ifdef __wasi__
+  snprintf(zDb, sizeof(zDb), "%s/tempcrypt-bench-wasi-%d.db", zDir, nRow);
+#else
+  snprintf(zDb, sizeof(zDb), "%s/tempcrypt-bench-native-%d.db", zDir, nRow);
+#endif
   remove(zDb);
-  if( sqlite3_open(zDb, &db)!=SQLITE_OK ) return 1;
-  snprintf(zSql, sizeof(zSql),
-    "PRAGMA journal_mode=OFF; CREATE TABLE t(a INTEGER, b TEXT, c BLOB);"
-    "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM s WHERE x<%d)"
-    " INSERT INTO t SELECT x, printf('%%08x-%%s', (x*2654435761)%%4294967291, hex(randomblob(24))),"
-    " randomblob(100) FROM s;", nRow);
-  exec_or_die(db, zSql);
+  if( sqlite3_open(zDb, &db)!=SQLITE_OK ){ fprintf(stderr, "bench: cannot open %s\n", zDb); return 1; }
+  exec_or_die(db, bEqual ? "PRAGMA page_size=4096; PRAGMA journal_mode=OFF"
+                         : "PRAGMA journal_mode=OFF");
+  exec_or_die(db, zSetup);
   sqlite3_close(db);
-  printf("SQL workloads on %d rows, cache 2 MB, median of %d interleaved runs:\n", nRow, nRep);
-  printf("  %-13s %10s %10s %10s %9s %9s %9s %9s %7s\n", "workload", "plain ms", "crypt ms",
+  printf("SQL workloads on %d rows, settings %s, median of %d alternating runs:\n",
+         nRow, bEqual ? "equal (4096-byte pages, cache 2 MB)" : "the build's defaults", nRep);
+  printf("  %-15s %10s %10s %10s %9s %9s %9s %9s %7s\n", "workload", "plain ms", "crypt ms",
          "memory ms", "crypt/pl", "mem/pl", "temp MiB", "phys MiB", "rmw");
-  for(w=0; w<N_WORK; w++){
+  for(w=0; w<nWork; w++){
     double aT[3][64];
     struct sqlite3_tempcrypt_stats st;
     double med[3];
-    if( nRep>64 ) nRep = 64;
+    char azRes[3][64];
     memset(&st, 0, sizeof(st));
-    run_once(zDb, w, 1, &st);   /* warm the page cache */
+    run_once(zDb, w, 1, bEqual, &st, azRes[0]);   /* warm the page cache */
     for(r=0; r<nRep; r++){
       for(m=0; m<3; m++){
         struct sqlite3_tempcrypt_stats s1;
-        aT[m][r] = run_once(zDb, w, m, &s1);
+        aT[m][r] = run_once(zDb, w, m, bEqual, &s1, azRes[m]);
         if( m==1 ) st = s1;
       }
     }
     for(m=0; m<3; m++){
+      if( strcmp(azRes[m], azRes[0])!=0 ){
+        fprintf(stderr, "bench: %s: %s gives %s, %s gives %s\n", aWork[w].zName,
+                azMode[0], azRes[0], azMode[m], azRes[m]);
+        return 1;
+      }
       qsort(aT[m], (size_t)nRep, sizeof(double), cmp_double);
       med[m] = aT[m][nRep/2];
     }
-    printf("  %-13s %10.1f %10.1f %10.1f %9.2f %9.2f %9.1f %9.1f %7llu\n", aWork[w].zName,
+    printf("  %-15s %10.1f %10.1f %10.1f %9.2f %9.2f %9.1f %9.1f %7llu\n", aWork[w].zName,
            med[0]*1e3, med[1]*1e3, med[2]*1e3, med[1]/med[0], med[2]/med[0],
            (st.nLogicalWrite + st.nLogicalRead)/1048576.0,
            (st.nPhysicalWrite + st.nPhysicalRead)/1048576.0,
            (unsigned long long)st.nBlockRmw);
+    for(m=0; pJson && m<3; m++){
+      fprintf(pJson, "{\"engine\":\"ours\",\"mode\":\"%s\",\"settings\":\"%s\",\"rows\":%d,"
+              "\"workload\":\"%s\",\"ms\":%.3f,\"reps\":%d,\"result\":\"%s\"",
+              azMode[m], bEqual ? "equal" : "default", nRow, aWork[w].zName,
+              med[m]*1e3, nRep, azRes[m]);
+      if( m==1 ){
+        fprintf(pJson, ",\"tempBytes\":%llu,\"tempBytesBelow\":%llu",
+                (unsigned long long)(st.nLogicalWrite + st.nLogicalRead),
+                (unsigned long long)(st.nPhysicalWrite + st.nPhysicalRead));
+      }
+      fprintf(pJson, "}\n");
+    }
+    if( pJson ) fflush(pJson);
+    fflush(stdout);
   }
   remove(zDb);
+  if( pJson ) fclose(pJson);
   printf("crypt/pl: time with encrypted temp files over time with plaintext temp files.\n");
   printf("temp MiB: bytes SQLite wrote to and read from encrypted temp files per run;\n"
          "phys MiB: the same below tempcrypt; rmw: blocks rewritten by read-modify-write.\n");

@@ -133,7 +133,7 @@ int main(int argc, char **argv){
     "PRAGMA cache_size=16;"
     "PRAGMA temp.cache_size=16;"
     "CREATE TEMP TABLE t(a INTEGER, b BLOB);"
-    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<6000)"
+    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<16000)"
     "  INSERT INTO t SELECT i, randomblob(300) FROM c;"
     "SELECT count(*) FROM (SELECT b FROM t ORDER BY b);"
     "SELECT count(DISTINCT b) FROM t;"

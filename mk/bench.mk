@@ -1,0 +1,46 @@
+# Speed, measured side by side, never asserted (issue 13; docs/performance.md).
+#   make bench         native, WASI (node:wasi) and Chromium over OPFS, the
+#                      SQL of test/bench/workloads.txt on each BENCH_ROWS,
+#                      medians of BENCH_REPS alternating runs; then the 1 GiB
+#                      larger-than-memory run (BENCH_BIG_MIB) in Chromium.
+#                      Results: build/bench/results.json and results.md.
+#   make bench-smoke   the same harnesses on a few rows, one run each, no
+#                      big run: keeps them working in CI.
+BENCH_ROWS    ?= 200000 1000000
+BENCH_REPS    ?= 5
+BENCH_BIG_MIB ?= 1024
+BENCH_DIR     := $(BUILD)/bench
+BENCH_WORK    := test/bench/workloads.txt
+
+.PHONY: bench bench-smoke bench-native bench-wasi bench-browser bench-big bench-report bench-clean
+# The harnesses one after the other (never in parallel: they time things).
+bench:
+	$(MAKE) -j1 bench-clean bench-native bench-chacha-wasm bench-wasi bench-browser bench-big bench-report
+bench-smoke:
+	$(MAKE) -j1 bench-clean bench-native bench-wasi bench-browser bench-report BENCH_ROWS=2000 BENCH_REPS=1 \
+	    BENCH_DIR=$(BUILD)/bench-smoke
+
+bench-clean:
+	@mkdir -p $(BENCH_DIR) && rm -f $(BENCH_DIR)/*.jsonl
+
+# Each harness appends JSON lines to $(BENCH_DIR)/<target>.jsonl.  The WASI
+# run preopens only $(BENCH_DIR) (as "."), so the workload list is copied there.
+bench-native: $(NATIVE)/bench
+	for n in $(BENCH_ROWS); do for s in equal default; do \
+	    TMPDIR=$(BENCH_DIR) $< $$n $(BENCH_REPS) $(BENCH_WORK) $(BENCH_DIR)/native.jsonl $$s || exit 1; done; done
+
+# $(BUILD)/wasi/bench.wasm: mk/wasi.mk (read after this file).
+bench-wasi: $(BUILD)/wasi/bench.wasm
+	cp $(BENCH_WORK) $(BENCH_DIR)/workloads.txt
+	cd $(BENCH_DIR) && for n in $(BENCH_ROWS); do for s in equal default; do \
+	    $(WASI_NODE) $(CURDIR)/wasm/wasi/run.mjs --dir=. --env TMPDIR=. $(CURDIR)/$< \
+	        $$n $(BENCH_REPS) workloads.txt wasi.jsonl $$s || exit 1; done; done
+
+bench-browser: browser
+	node test/bench/browser.mjs --rows="$(BENCH_ROWS)" --reps=$(BENCH_REPS) --out=$(BENCH_DIR)/browser.jsonl
+
+bench-big: browser $(BENCH_DIR)/capped/sqlite3.mjs
+	node test/bench/browser.mjs --big=$(BENCH_BIG_MIB) --cap=$(BENCH_DIR)/capped/sqlite3.wasm --out=$(BENCH_DIR)/big.jsonl
+
+bench-report:
+	node test/bench/report.mjs $(BENCH_DIR)

@@ -1,0 +1,147 @@
+// Browser benchmark of `make bench`: headless Chromium over OPFS, ours
+// (dist/, encrypted and plaintext temp files) against the official
+// @sqlite.org/sqlite-wasm with its opfs-sahpool VFS, in the same browser
+// run, on the SQL of test/bench/workloads.txt.  Appends JSON lines to --out.
+//   node test/bench/browser.mjs --rows="200000 1000000" --reps=5 --out=F
+//       each row count twice: settings "equal" (4096-byte pages, 2 MB
+//       cache on main and temp, temp_store=FILE, on both engines) and
+//       "default" (each build's defaults); per workload the variants
+//       alternate and the median of --reps runs is kept.
+//   node test/bench/browser.mjs --big=1024 [--cap=build/bench/capped/sqlite3.wasm] --out=F
+//       the larger-than-memory run: a sort and a VACUUM of a --big MiB
+//       database, ours encrypted (wasm heap capped by --cap's build) on a
+//       10 MiB and a --big MiB table, then the official build's defaults.
+// Timings are printed and recorded, never asserted; a wrong or differing
+// result exits 1.
+import { serve } from '../browser/server.mjs';
+import * as chromium from '../browser/chromium.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const arg = (name, dflt) => (process.argv.find((a) => a.startsWith(`--${name}=`)) || '').slice(name.length + 3) || dflt;
+const OUT = arg('out', path.join(ROOT, 'build/bench/browser.jsonl'));
+const REPS = Math.max(1, Number(arg('reps', '5')));
+const ROWS = arg('rows', '200000').split(/[\s,]+/).filter(Boolean).map(Number);
+const BIG = Number(arg('big', '0'));
+const CAP = arg('cap', 'build/bench/capped/sqlite3.wasm');
+
+// The one workload list (see its header).
+const WORK = fs.readFileSync(path.join(ROOT, 'test/bench/workloads.txt'), 'utf8').split('\n')
+  .filter((l) => l && !l.startsWith('#') && l.includes('\t')).map((l) => l.split('\t'));
+const sqlOf = (name, rows) => WORK.find(([n]) => n === name)[1].replaceAll('$ROWS', String(rows));
+const workloads = WORK.map(([n]) => n).filter((n) => n !== 'setup' && !n.startsWith('big.'));
+
+const SETTINGS = {
+  equal: { setup: 'PRAGMA page_size=4096; PRAGMA journal_mode=OFF',
+    run: 'PRAGMA temp_store=FILE; PRAGMA main.cache_size=-2000; PRAGMA temp.cache_size=-2000; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF' },
+  default: { setup: 'PRAGMA journal_mode=OFF', run: '' },
+};
+const VARIANTS = [
+  { engine: 'official', mode: 'plain', encrypt: false },
+  { engine: 'ours', mode: 'encrypted', encrypt: true },
+  { engine: 'ours', mode: 'plain', encrypt: false },
+];
+
+const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
+const MiB = (n) => (n == null ? '-' : (n / 1048576).toFixed(1));
+function record(rec) { fs.appendFileSync(OUT, JSON.stringify({ target: 'chromium', ...rec }) + '\n'); }
+
+async function main() {
+  fs.mkdirSync(path.dirname(OUT), { recursive: true });
+  const srv = await serve(ROOT);
+  const profile = chromium.freshProfile(path.join(ROOT, 'build/bench'), 'bench');
+  const ctx = await chromium.launch(profile);
+  let failed = false;
+  try {
+    const page = await ctx.newPage();
+    page.on('console', (m) => { if (m.type() === 'error') console.log('  [console.error]', m.text()); });
+    await page.goto(`${srv.base}/test/bench/index.html`);
+    const browserVersion = ctx.browser()?.version() ?? 'chromium';
+    const start = () => page.evaluate(() => window.bench.start());
+    const call = (w, op, args) => page.evaluate(([w, op, args]) => window.bench.call(w, op, args), [w, op, args]);
+    const stop = (w) => page.evaluate((w) => window.bench.stop(w), w);
+    if (BIG) failed = await big(start, call, stop, browserVersion);
+    for (const rows of BIG ? [] : ROWS) {
+      for (const [settings, prag] of Object.entries(SETTINGS)) {
+        const w = { ours: await start(), official: await start() };
+        const name = `bench-${rows}-${settings}.db`;
+        const version = (await call(w.official, 'open', { kind: 'official', name })).version;
+        await call(w.ours, 'open', { kind: 'ours', name });
+        for (const e of ['ours', 'official']) await call(w[e], 'setup', { pragmas: prag.setup, sql: sqlOf('setup', rows) });
+        console.log(`Chromium ${browserVersion}, official ${version}: ${rows} rows, settings ${settings}, median of ${REPS}`);
+        console.log('  workload          official ms  ours-enc ms  ours-pl ms  enc/official  enc/plain  temp MiB below (off/enc/pl)');
+        for (const wl of workloads) {
+          const sql = sqlOf(wl, rows);
+          const runs = VARIANTS.map(() => []);
+          const last = [];
+          for (let r = -1; r < REPS; r++) {          // r = -1: warm-up, not kept
+            for (let v = 0; v < VARIANTS.length; v++) {
+              const x = await call(w[VARIANTS[v].engine], 'run', { pragmas: prag.run, sql, encrypt: VARIANTS[v].encrypt });
+              if (r >= 0) runs[v].push(x.ms);
+              last[v] = x;
+            }
+          }
+          if (new Set(last.map((x) => x.result)).size !== 1) {
+            console.log(`  ${wl}: results differ: ${last.map((x) => x.result).join(' / ')}`);
+            failed = true;
+          }
+          const med = runs.map(median);
+          VARIANTS.forEach((v, i) => record({ engine: v.engine, mode: v.mode, settings, rows, workload: wl, ms: med[i], reps: REPS,
+            result: last[i].result, tempBytes: last[i].tempBytes, tempBytesBelow: last[i].tempBytesBelow, heap: last[i].heap,
+            browser: browserVersion, officialVersion: version }));
+          console.log(`  ${wl.padEnd(16)} ${med[0].toFixed(1).padStart(12)} ${med[1].toFixed(1).padStart(12)} ${med[2].toFixed(1).padStart(11)}`
+            + ` ${(med[1] / med[0]).toFixed(2).padStart(13)} ${(med[1] / med[2]).toFixed(2).padStart(10)}   ${last.map((x) => MiB(x.tempBytesBelow)).join(' / ')}`);
+        }
+        for (const e of ['ours', 'official']) { await call(w[e], 'close'); await stop(w[e]); }
+      }
+    }
+  } finally {
+    await ctx.close();
+    await srv.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+// The larger-than-memory run (issue 13, item 5).  Each case gets a fresh
+// worker, so the heap it reports is that case's peak.
+async function big(start, call, stop, browserVersion) {
+  const rowsOf = (mib) => Math.ceil(mib * 1048576 / 1100);
+  const cases = [
+    { engine: 'ours', mode: 'encrypted', mib: 10, wasm: `/${CAP}` },
+    { engine: 'ours', mode: 'encrypted', mib: BIG, wasm: `/${CAP}` },
+    { engine: 'official', mode: 'memory (its default)', mib: BIG },
+  ];
+  let failed = false;
+  for (const c of cases) {
+    const w = await start();
+    const rows = rowsOf(c.mib);
+    const name = `big-${c.mib}.db`;
+    try {
+      const o = await call(w, 'open', { kind: c.engine, name, wasm: c.wasm });
+      let t = performance.now();
+      const s = await call(w, 'setup', { pragmas: 'PRAGMA journal_mode=OFF', sql: sqlOf('big.setup', rows) });
+      console.log(`big ${c.engine} ${c.mib} MiB (${rows} rows): setup ${((performance.now() - t) / 1000).toFixed(1)} s, heap ${MiB(s.heap)} MiB`);
+      for (const wl of ['big.sort', 'big.vacuum']) {
+        let x;
+        try {
+          x = await call(w, 'run', { pragmas: '', sql: sqlOf(wl, rows), encrypt: c.mode === 'encrypted' });
+        } catch (e) {
+          x = { error: e.message };
+        }
+        record({ engine: c.engine, mode: c.mode, settings: 'default', rows, mib: c.mib, workload: wl, heapCap: c.wasm ? CAP : null,
+          browser: browserVersion, officialVersion: o.version, ...x });
+        console.log(`  ${wl}: ${x.error ? `FAILED ${x.error}` : `${(x.ms / 1000).toFixed(1)} s, result ${x.result}, temp ${MiB(x.tempBytesBelow)} MiB below, heap peak ${MiB(x.heap)} MiB`}`);
+        if (x.error && c.engine === 'ours') failed = true;
+      }
+    } finally {
+      await call(w, 'close').catch(() => {});
+      await stop(w);
+    }
+  }
+  return failed;
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });

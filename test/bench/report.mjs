@@ -1,0 +1,67 @@
+// Collects the JSON lines of `make bench` (DIR/native.jsonl, wasi.jsonl,
+// browser.jsonl, big.jsonl) into DIR/results.json (with date, machine and
+// versions) and prints DIR/results.md: the ratio tables of the README's
+// Performance section.
+//   node test/bench/report.mjs build/bench
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+
+const dir = process.argv[2] || 'build/bench';
+const read = (f) => {
+  const p = path.join(dir, f);
+  return fs.existsSync(p) ? fs.readFileSync(p, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+};
+const recs = [
+  ...read('native.jsonl').map((r) => ({ target: 'native', ...r })),
+  ...read('wasi.jsonl').map((r) => ({ target: 'wasi', ...r })),
+  ...read('browser.jsonl'),
+];
+const big = read('big.jsonl');
+const tryRun = (cmd, args) => { try { return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n')[0].trim(); } catch { return null; } };
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const pkgVersion = (name) => { try { return JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version; } catch { return null; } };
+const sqliteVersion = (() => { try { return /#define SQLITE_VERSION\s+"([^"]+)"/.exec(fs.readFileSync(path.join(root, 'build/sqlite/sqlite3.h'), 'utf8'))[1]; } catch { return null; } })();
+const browser = recs.find((r) => r.browser)?.browser ?? big.find((r) => r.browser)?.browser ?? null;
+
+const results = {
+  date: new Date().toISOString(),
+  machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, os: `${os.type()} ${os.release()}`, loadavg: os.loadavg() },
+  versions: { sqlite: sqliteVersion, official: pkgVersion('@sqlite.org/sqlite-wasm'), chromium: browser, node: process.version,
+    emcc: tryRun('emcc', ['--version']), clang: tryRun('clang-19', ['--version']) },
+  records: recs,
+  big,
+};
+fs.writeFileSync(path.join(dir, 'results.json'), JSON.stringify(results, null, 1) + '\n');
+
+const find = (q) => recs.find((r) => Object.entries(q).every(([k, v]) => r[k] === v));
+const ratio = (a, b) => (a && b ? (a.ms / b.ms).toFixed(2) : '-');
+const MiB = (n) => (n == null ? '-' : (n / 1048576).toFixed(1));
+const out = [];
+out.push(`${results.date.slice(0, 10)}, ${results.machine.cpu} (${results.machine.cores} cores, load ${results.machine.loadavg[0].toFixed(1)}), `
+  + `SQLite ${sqliteVersion} (ours), @sqlite.org/sqlite-wasm ${results.versions.official}, Chromium ${browser ?? '-'}, Node ${process.version}.`, '');
+const keys = [...new Set(recs.map((r) => `${r.rows}|${r.settings}`))];
+const workloads = [...new Set(recs.map((r) => r.workload))];
+out.push('| rows | settings | workload | Chromium ours enc / official | Chromium enc / plain | WASI enc / plain | native enc / plain | temp MiB below: official / ours enc (Chromium) |');
+out.push('|---|---|---|---|---|---|---|---|');
+for (const k of keys) {
+  const [rows, settings] = [Number(k.split('|')[0]), k.split('|')[1]];
+  for (const w of workloads) {
+    const q = { rows, settings, workload: w };
+    const off = find({ ...q, target: 'chromium', engine: 'official' });
+    const enc = find({ ...q, target: 'chromium', engine: 'ours', mode: 'encrypted' });
+    const pl = find({ ...q, target: 'chromium', engine: 'ours', mode: 'plain' });
+    const r = (t) => ratio(find({ ...q, target: t, mode: 'encrypted' }), find({ ...q, target: t, mode: 'plain' }));
+    out.push(`| ${rows} | ${settings} | ${w} | ${ratio(enc, off)} | ${ratio(enc, pl)} | ${r('wasi')} | ${r('native')} | ${MiB(off?.tempBytesBelow)} / ${MiB(enc?.tempBytesBelow)} |`);
+  }
+}
+if (big.length) {
+  out.push('', '| larger than memory (Chromium, OPFS) | MiB | workload | seconds | heap peak MiB | temp MiB below | result |', '|---|---|---|---|---|---|---|');
+  for (const b of big) {
+    out.push(`| ${b.engine} ${b.mode}${b.heapCap ? ' (heap cap)' : ''} | ${b.mib} | ${b.workload} | ${b.error ? 'failed' : (b.ms / 1000).toFixed(1)} | ${MiB(b.heap)} | ${MiB(b.tempBytesBelow)} | ${b.error ?? b.result} |`);
+  }
+}
+fs.writeFileSync(path.join(dir, 'results.md'), out.join('\n') + '\n');
+console.log(out.join('\n'));
+console.log(`\nwritten: ${path.join(dir, 'results.json')}, ${path.join(dir, 'results.md')}`);
