@@ -7,7 +7,9 @@
 //   db.exec('CREATE TABLE IF NOT EXISTS t(x)');
 //   const rows = db.query('SELECT * FROM t WHERE x > ?', [1]);
 
-import { createEngine, SqliteError, STATS_FIELDS } from './engine.js';
+import { createEngine, SqliteError, STATS_FIELDS, ImportSink } from './engine.js';
+import { importChunks, concatPages, EXPORT_PAGES_SQL } from './sources.js';
+import { SQLITE_CANTOPEN, SQLITE_FULL } from './constants.js';
 import { MemoryBackend } from './memory-backend.js';
 import { OpfsPool, opfsAvailable, listOpfs, deletePool, HEADER_SIZE, POOL_ROOT } from './opfs-pool.js';
 
@@ -18,9 +20,15 @@ export function poolNameOf(name) {
   return encodeURIComponent(name).replace(/\./g, '%2E').slice(0, 200) || 'default';
 }
 
+const isNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
+
+// The storage to use: never a silent fallback.  Default: 'opfs' in a
+// browser (an error where OPFS is unusable), 'memory' in Node (no OPFS
+// there); only an explicit 'auto' falls back to memory.
 function resolveStorage(storage) {
-  if (storage === undefined || storage === null) return opfsAvailable() ? 'opfs' : 'memory';
-  if (storage !== 'opfs' && storage !== 'memory') throw new TypeError(`storage must be 'opfs' or 'memory', not ${String(storage)}`);
+  if (storage === undefined || storage === null) return isNode ? 'memory' : 'opfs';
+  if (storage === 'auto') return opfsAvailable() ? 'opfs' : 'memory';
+  if (storage !== 'opfs' && storage !== 'memory') throw new TypeError(`storage must be 'opfs', 'memory' or 'auto', not ${String(storage)}`);
   return storage;
 }
 
@@ -36,8 +44,11 @@ export async function open(name, options = {}) {
       : new MemoryBackend();
   } catch (e) {
     // The pool reports SQLite codes (SQLITE_BUSY for a second tab).
-    if (e && typeof e.sqliteCode === 'number') throw Object.assign(new SqliteError(e.message, e.sqliteCode), { cause: e });
-    if (e && e.name === 'QuotaExceededError') throw Object.assign(new SqliteError(`storage quota exceeded while opening the OPFS pool: ${e.message}`, 13), { cause: e });
+    if (e && typeof e.sqliteCode === 'number') {
+      const hint = e.sqliteCode === SQLITE_CANTOPEN && !opfsAvailable() ? " (storage 'opfs' was asked for; pass storage: 'auto' to fall back to memory, or 'memory')" : '';
+      throw Object.assign(new SqliteError(e.message + hint, e.sqliteCode), { cause: e });
+    }
+    if (e && e.name === 'QuotaExceededError') throw Object.assign(new SqliteError(`storage quota exceeded while opening the OPFS pool: ${e.message}`, SQLITE_FULL), { cause: e });
     throw e;
   }
   let engine, db;
@@ -50,7 +61,33 @@ export async function open(name, options = {}) {
     backend.close();
     throw e;
   }
-  return new SyncDatabase(db, engine, backend, storage);
+  const sdb = new SyncDatabase(db, engine, backend, storage);
+  if (options.import !== undefined) {
+    try {
+      await sdb.import(options.import);
+    } catch (e) {
+      sdb.close();
+      throw e;
+    }
+  }
+  return sdb;
+}
+
+// A prepared statement of the synchronous API (see worker.d.ts).
+export class SyncStatement {
+  constructor(sdb, st) {
+    this.db = sdb;
+    this.st = st;
+  }
+  columns() { return this.st.columns(); }
+  get readonly() { return this.st.readonly; }
+  run(params) { return this.db.guard(() => this.st.run(params)); }
+  get(params, options) { return this.db.guard(() => this.st.get(params, options)); }
+  all(params, options) { return this.db.guard(() => this.st.all(params, options)); }
+  * iterate(params, options) {
+    try { yield* this.st.iterate(params, options); } finally { this.db.topUp(); }
+  }
+  finalize() { this.st.finalize(); }
 }
 
 // The synchronous database (see index.d.ts for the documentation).
@@ -77,11 +114,62 @@ export class SyncDatabase {
   // Set (or clear, with null) the observer of every storage call.
   observe(fn) { this.engine.setObserver(fn); }
 
-  exec(sql) { try { this.db.exec(sql); } finally { this.topUp(); } }
-  query(sql, params) { try { return this.db.query(sql, params); } finally { this.topUp(); } }
-  run(sql, params) { try { return this.db.run(sql, params); } finally { this.topUp(); } }
+  // fn(), then top the pool up again.
+  guard(fn) { try { return fn(); } finally { this.topUp(); } }
+
+  exec(sql) { this.guard(() => this.db.exec(sql)); }
+  query(sql, params, options) { return this.guard(() => this.db.query(sql, params, options)); }
+  run(sql, params) { return this.guard(() => this.db.run(sql, params)); }
+  prepare(sql) { return new SyncStatement(this, this.db.prepare(sql)); }
+  * iterate(sql, params, options) {
+    const st = this.db.prepare(sql, { persistent: false });
+    try { yield* st.iterate(params, options); } finally { st.finalize(); this.topUp(); }
+  }
+  batch(list, options) { return this.guard(() => this.db.batch(list, options)); }
+  transaction(fn) { return this.guard(() => this.db.transaction(() => fn(this))); }
+
+  // Replace the database by an SQLite file (see importChunks for the
+  // sources).  Checked and copied in one transaction: on any error the
+  // database is as it was.
+  async import(source) {
+    this.db.assertOpen();
+    await this.reserve(Math.max(this.backend.minFree ?? 0, 2));
+    const sink = new ImportSink(this.db);
+    try {
+      for await (const chunk of importChunks(source)) sink.write(chunk);
+    } catch (e) {
+      sink.abort();
+      this.topUp();
+      throw e;
+    }
+    this.guard(() => sink.finish());
+  }
+
+  // The database file as a ReadableStream of page-sized chunks, read in a
+  // read transaction.
+  exportStream({ pagesPerChunk = 256 } = {}) {
+    let st = null;
+    const end = () => { if (st) { st.finalize(); st = null; } };
+    return new ReadableStream({
+      start: () => {
+        st = this.db.prepare(EXPORT_PAGES_SQL, { persistent: false });
+        st.open(null, { rowMode: 'array' });
+      },
+      pull: (controller) => {
+        try {
+          const { rows, done } = st.page(pagesPerChunk);
+          if (rows.length) controller.enqueue(concatPages(rows));
+          if (done) { end(); controller.close(); }
+        } catch (e) { end(); throw e; }
+      },
+      cancel: end,
+    }, { highWaterMark: 0 });
+  }
+
   export() { return this.db.export(); }
   get inTransaction() { return this.db.inTransaction; }
+  // Bytes of the wasm instance's memory (it grows, never shrinks).
+  heapSize() { return this.engine.M.HEAPU8.length; }
 
   // Grow the OPFS pool back to its free minimum (async; OPFS handles can
   // only be opened asynchronously).  Called after each call; await it
@@ -102,3 +190,4 @@ export class SyncDatabase {
     this.backend.close();
   }
 }
+

@@ -10,12 +10,17 @@ DIST          ?= dist
 BROWSER_OPT   ?= -O2
 BROWSER_ENV   := NODE_PATH=/usr/share/nodejs
 
+# What the package API offers on top (docs/api.md): full-text search,
+# R*Tree, and sqlite_dbpage (exportStream reads the file page by page).
+BROWSER_API_DEFS := -DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_RTREE -DSQLITE_ENABLE_DBPAGE_VTAB
+
 # No threads in the Worker (mutexes are no-ops, but the sqlite3_mutex_* API
 # stays for tempcrypt), no OS layer (the VFS is ours), no mmap.
 BROWSER_SQLITE_DEFS := $(filter-out -DSQLITE_THREADSAFE=%,$(SQLITE_DEFS)) \
     -DSQLITE_THREADSAFE=1 -DSQLITE_MUTEX_NOOP -DSQLITE_OS_OTHER=1 -DSQLITE_OMIT_SHARED_CACHE \
     -DSQLITE_OMIT_DEPRECATED -DSQLITE_MAX_MMAP_SIZE=0 -DSQLITE_USE_ALLOCA \
-    -DSQLITE_ENABLE_BYTECODE_VTAB -DSQLITE_ENABLE_DBSTAT_VTAB
+    -DSQLITE_ENABLE_BYTECODE_VTAB -DSQLITE_ENABLE_DBSTAT_VTAB $(BROWSER_API_DEFS)
+
 
 BROWSER_CFLAGS := $(BROWSER_OPT) -msimd128 -I$(SQLITE_DIR) -Isrc -Iwasm/browser
 
@@ -30,7 +35,10 @@ BROWSER_EXPORT_LIST := malloc free tc_init tc_stats tc_codes tc_code_count \
     sqlite3_column_name sqlite3_column_type sqlite3_column_int64 \
     sqlite3_column_double sqlite3_column_text sqlite3_column_blob \
     sqlite3_column_bytes sqlite3_changes64 sqlite3_last_insert_rowid \
-    sqlite3_serialize sqlite3_free sqlite3_get_autocommit
+    sqlite3_serialize sqlite3_free sqlite3_get_autocommit \
+    sqlite3_reset sqlite3_clear_bindings sqlite3_stmt_readonly \
+    sqlite3_backup_init sqlite3_backup_step sqlite3_backup_finish \
+    sqlite3_interrupt sqlite3_errcode
 BROWSER_EMPTY :=
 BROWSER_COMMA := ,
 BROWSER_EXPORTS := $(patsubst %$(BROWSER_COMMA),%,$(subst $(BROWSER_EMPTY) $(BROWSER_EMPTY),$(BROWSER_EMPTY),$(foreach f,$(BROWSER_EXPORT_LIST),_$(f)$(BROWSER_COMMA))))
@@ -48,7 +56,7 @@ BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/opfs_vfs.o $(BROWSER)/glue.o \
     $(patsubst %.c,$(BROWSER)/%.o,$(notdir $(TC_SRC)))
 
 .PHONY: browser test-browser
-browser: $(DIST)/sqlite3.mjs $(DIST)/.js-stamp
+browser: $(DIST)/sqlite3.mjs $(patsubst js/%,$(DIST)/%,$(BROWSER_JS))
 
 # Objects depend on the flags they were built with.
 $(BROWSER)/flags: FORCE_BROWSER_FLAGS
@@ -79,12 +87,30 @@ $(DIST)/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/opfs_library.js $(BROWSER)/ldf
 	@mkdir -p $(@D)
 	$(BROWSER_ENV) $(EMCC) $(BROWSER_LDFLAGS) $(BROWSER_OBJS) -o $@
 
-$(DIST)/.js-stamp: $(BROWSER_JS)
+# One rule per file, so that a new js/ file is copied too.
+$(DIST)/%.js: js/%.js
 	@mkdir -p $(@D)
-	cp $(BROWSER_JS) $(DIST)/
-	touch $@
+	cp $< $@
+$(DIST)/%.d.ts: js/%.d.ts
+	@mkdir -p $(@D)
+	cp $< $@
 
 test-browser: browser
 	node test/browser/run.mjs
 
 TEST_TARGETS += test-browser
+
+# The API tests (test/browser/api-tests.js) import a database made by the
+# native sqlite3 shell; the same tests run in Node by test-api-node.
+API_FIXTURE := $(BUILD)/api-fixtures/native.db
+$(API_FIXTURE): $(NATIVE)/sqlite3 test/browser/native-fixture.sql
+	@mkdir -p $(@D)
+	rm -f $@ $@-wal $@-shm
+	$(NATIVE)/sqlite3 $@ < test/browser/native-fixture.sql > /dev/null
+test-browser: $(API_FIXTURE)
+
+.PHONY: test-api-node
+test-api-node: browser $(API_FIXTURE)
+	node test/node/api.mjs
+
+TEST_TARGETS += test-api-node
