@@ -33,5 +33,9 @@ export const SQLITE_FLOAT = 2;
 export const SQLITE_TEXT = 3;
 export const SQLITE_BLOB = 4;
 
+// sqlite3_create_function_v2() flags.
+export const SQLITE_DETERMINISTIC = 0x800;
+export const SQLITE_DIRECTONLY = 0x80000;
+
 // Destructor argument: SQLite copies the value.
 export const SQLITE_TRANSIENT = -1;

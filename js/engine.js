@@ -9,6 +9,7 @@ import {
   SQLITE_OK, SQLITE_ROW, SQLITE_DONE, SQLITE_NOMEM, SQLITE_MISUSE, SQLITE_RANGE, SQLITE_CORRUPT, SQLITE_NOTADB,
   SQLITE_OPEN_READONLY, SQLITE_OPEN_READWRITE, SQLITE_OPEN_CREATE, SQLITE_OPEN_EXRESCODE, SQLITE_OPEN_MAIN_DB,
   SQLITE_PREPARE_PERSISTENT, SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB, SQLITE_TRANSIENT,
+  SQLITE_DETERMINISTIC, SQLITE_DIRECTONLY, SQLITE_INTERRUPT,
 } from './constants.js';
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER), MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 const I64_MAX = (1n << 63n) - 1n, I64_MIN = -(1n << 63n);
@@ -154,6 +155,7 @@ export class Engine {
 
 
 const ROW_MODES = ['object', 'array'];
+let nextHandlerId = 0;
 
 // The rowMode of an options object ('object' unless said otherwise).
 export function rowModeOf(options) {
@@ -388,9 +390,15 @@ export class Database {
     this.name = name;
     this.stmts = new Set();      // live prepared statements
     this.txStack = [];           // transactions begun by txBegin()
+    this.callbackError = null;   // thrown by a collation, reported by check()
   }
 
   check(rc) {
+    if (this.callbackError) {
+      const e = this.callbackError;
+      this.callbackError = null;
+      throw e;
+    }
     if (rc !== SQLITE_OK && rc !== SQLITE_ROW && rc !== SQLITE_DONE) throw this.engine.error(this.db, rc);
     return rc;
   }
@@ -681,6 +689,169 @@ export class Database {
 
   get inTransaction() {
     return this.db ? this.M._sqlite3_get_autocommit(this.db) === 0 : false;
+  }
+
+  // ---- user-defined functions, aggregates, collations (C trampolines in
+  // glue.c call the handlers registered in M.tcapi by id).
+  register(handler, create) {
+    this.assertOpen();
+    const id = ++nextHandlerId;
+    this.M.tcapi.handlers.set(id, handler);
+    this.engine.bridge.lastError = null;
+    const rc = create(id);   // on failure SQLite drops the handler (xDestroy)
+    if (rc !== SQLITE_OK) throw this.engine.error(this.db, rc);
+  }
+
+  // fn(...args) as an SQL function.  nArg: fn.length unless varargs.
+  createFunction(name, fn, options = {}) {
+    if (typeof fn !== 'function') throw new TypeError('function(name, fn): fn must be a function');
+    const M = this.M;
+    const handler = {
+      call: (kind, ctx, argc, argv) => {
+        try { this.result(ctx, fn(...this.args(argc, argv))); } catch (e) { this.resultError(ctx, e); }
+      },
+    };
+    this.createAny(name, handler, options.varargs ? -1 : fn.length, options, false);
+  }
+
+  // An aggregate: start (a value or a function giving one), step(acc,
+  // ...args) -> new acc (undefined keeps it), result(acc) -> the value.
+  createAggregate(name, { start, step, result = (acc) => acc, ...options }) {
+    if (typeof step !== 'function') throw new TypeError('aggregate(name, { step }): step must be a function');
+    const M = this.M;
+    const accs = new Map();
+    let nextKey = 1;
+    const init = () => (typeof start === 'function' ? start() : start ?? null);
+    const handler = {
+      call: (kind, ctx, argc, argv) => {
+        let key = 0;
+        try {
+          const p = M._sqlite3_aggregate_context(ctx, kind === 1 ? 4 : 0);
+          if (kind === 1 && !p) throw new SqliteError('out of memory', SQLITE_NOMEM);
+          key = p ? M.HEAP32[p >> 2] : 0;
+          if (kind === 1) {
+            if (key === 0) { key = nextKey++; M.HEAP32[p >> 2] = key; accs.set(key, init()); }
+            const next = step(accs.get(key), ...this.args(argc, argv));
+            if (next !== undefined) accs.set(key, next);
+          } else {
+            const acc = key ? accs.get(key) : init();
+            accs.delete(key);
+            this.result(ctx, result(acc));
+          }
+        } catch (e) {
+          if (kind !== 1) accs.delete(key);
+          this.resultError(ctx, e);
+        }
+      },
+    };
+    this.createAny(name, handler, options.varargs ? -1 : Math.max(0, step.length - 1), options, true);
+  }
+
+  createAny(name, handler, nArg, options, aggregate) {
+    if (typeof name !== 'string' || !name) throw new TypeError('a function needs a name');
+    const flags = (options.deterministic ? SQLITE_DETERMINISTIC : 0) | (options.directOnly ? SQLITE_DIRECTONLY : 0);
+    const [zName] = this.engine.cstr(name);
+    try {
+      this.register(handler, (id) => this.M._tc_create_function(this.db, zName, nArg, flags, id, aggregate ? 1 : 0));
+    } finally { this.M._free(zName); }
+  }
+
+  // compare(a, b) -> negative, 0 or positive, as a collating sequence.
+  createCollation(name, compare) {
+    if (typeof compare !== 'function') throw new TypeError('collation(name, compare): compare must be a function');
+    const M = this.M;
+    const handler = {
+      compare: (n1, p1, n2, p2) => {
+        try {
+          const r = compare(decoder.decode(M.HEAPU8.subarray(p1, p1 + n1)), decoder.decode(M.HEAPU8.subarray(p2, p2 + n2)));
+          return r < 0 ? -1 : r > 0 ? 1 : 0;
+        } catch (e) {
+          this.callbackError = e;   // a comparison cannot fail in SQLite: check() throws it after the step
+          return 0;
+        }
+      },
+    };
+    const [zName] = this.engine.cstr(name);
+    try {
+      this.register(handler, (id) => M._tc_create_collation(this.db, zName, id));
+    } finally { M._free(zName); }
+  }
+
+  // The arguments of a function call as JS values (like column()).
+  args(argc, argv) {
+    const M = this.M;
+    const out = new Array(argc);
+    for (let i = 0; i < argc; i++) {
+      const v = M.HEAP32[(argv >> 2) + i];
+      switch (M._sqlite3_value_type(v)) {
+        case SQLITE_INTEGER: {
+          const x = M._sqlite3_value_int64(v);
+          out[i] = x <= MAX_SAFE && x >= MIN_SAFE ? Number(x) : x;
+          break;
+        }
+        case SQLITE_FLOAT: out[i] = M._sqlite3_value_double(v); break;
+        case SQLITE_TEXT: {
+          const p = M._sqlite3_value_text(v);
+          out[i] = decoder.decode(M.HEAPU8.subarray(p, p + M._sqlite3_value_bytes(v)));
+          break;
+        }
+        case SQLITE_BLOB: {
+          const p = M._sqlite3_value_blob(v);
+          out[i] = M.HEAPU8.slice(p, p + M._sqlite3_value_bytes(v));
+          break;
+        }
+        default: out[i] = null;
+      }
+    }
+    return out;
+  }
+
+  // Return v from a function call (the types bind() accepts).
+  result(ctx, v) {
+    const M = this.M;
+    if (v === null || v === undefined) M._sqlite3_result_null(ctx);
+    else if (typeof v === 'number') {
+      if (Number.isSafeInteger(v)) M._sqlite3_result_int64(ctx, BigInt(v)); else M._sqlite3_result_double(ctx, v);
+    } else if (typeof v === 'bigint') {
+      if (v > I64_MAX || v < I64_MIN) throw new SqliteError(`BigInt ${v} does not fit in a 64-bit integer`, SQLITE_RANGE);
+      M._sqlite3_result_int64(ctx, v);
+    } else if (typeof v === 'boolean') M._sqlite3_result_int64(ctx, v ? 1n : 0n);
+    else if (typeof v === 'string') {
+      const [p, n] = this.engine.cstr(v);
+      try { M._sqlite3_result_text(ctx, p, n, SQLITE_TRANSIENT); } finally { M._free(p); }
+    } else if (v instanceof Uint8Array || v instanceof ArrayBuffer || ArrayBuffer.isView(v)) {
+      const bytes = v instanceof Uint8Array ? v : v instanceof ArrayBuffer ? new Uint8Array(v) : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+      const p = this.engine.malloc(Math.max(1, bytes.length));
+      try { M.HEAPU8.set(bytes, p); M._sqlite3_result_blob(ctx, p, bytes.length, SQLITE_TRANSIENT); } finally { M._free(p); }
+    } else {
+      throw new TypeError(`a function cannot return a value of type ${typeof v}`);
+    }
+  }
+
+  // A JS exception in a function: the statement fails with its message.
+  resultError(ctx, e) {
+    const msg = e && e.message ? e.message : String(e);
+    try {
+      const [p, n] = this.engine.cstr(msg);
+      try { this.M._sqlite3_result_error(ctx, p, n); } finally { this.M._free(p); }
+    } catch {
+      this.M._sqlite3_result_error(ctx, 0, 0);
+    }
+  }
+
+  // fn() under a time limit of ms (none if falsy): past it, the running
+  // statement fails with SQLITE_INTERRUPT and the connection stays usable.
+  withDeadline(ms, fn) {
+    if (!ms || !this.db) return fn();
+    this.M._tc_set_deadline(this.db, ms);
+    try {
+      return fn();
+    } catch (e) {
+      if (e && e.code === SQLITE_INTERRUPT) e.message = `interrupted: the call ran over its time limit (timeoutMs ${ms})`;
+      throw e;
+    } finally {
+      if (this.db) this.M._tc_set_deadline(this.db, 0);
+    }
   }
 
   close() {

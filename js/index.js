@@ -291,6 +291,7 @@ export class Database extends Queryable {
 export async function open(name, options = {}) {
   const { worker = typeof Worker === 'function', import: source, ...rest } = options;
   if (rest.wasm instanceof URL) rest.wasm = rest.wasm.href;
+  if (rest.setup instanceof URL) rest.setup = rest.setup.href;
   let client;
   if (worker) {
     const w = new Worker(new URL('./rpc-worker.js', import.meta.url), { type: 'module', name: `sqlite-tempcrypt:${name}` });

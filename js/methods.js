@@ -26,7 +26,20 @@ export function createDispatcher() {
   const methods = {
     async open(name, options) {
       if (db) throw new Error('this worker already has a database open');
-      db = await open(name, options);
+      const { setup, ...rest } = options || {};
+      db = await open(name, rest);
+      if (setup) {
+        // The app's module registers its functions on the sync database.
+        try {
+          const mod = await import(/* @vite-ignore */ setup);
+          if (typeof mod.default !== 'function') throw new TypeError(`setup module ${setup} has no default export function`);
+          await mod.default(db);
+        } catch (e) {
+          db.close();
+          db = null;
+          throw e;
+        }
+      }
       return { storage: db.storage };
     },
     exec: (sql) => db.exec(sql),
@@ -73,7 +86,7 @@ export function createDispatcher() {
       const s = sink;
       sink = null;
       if (!ok) { s.abort(); return; }
-      db.guard(() => s.finish());
+      db.guard(() => s.finish(), false);
     },
     export: () => db.export(),
     heapSize: () => db.heapSize(),

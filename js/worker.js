@@ -62,6 +62,7 @@ export async function open(name, options = {}) {
     throw e;
   }
   const sdb = new SyncDatabase(db, engine, backend, storage);
+  if (options.timeoutMs !== undefined) sdb.timeoutMs = options.timeoutMs;
   if (options.import !== undefined) {
     try {
       await sdb.import(options.import);
@@ -87,6 +88,7 @@ export class SyncStatement {
   * iterate(params, options) {
     try { yield* this.st.iterate(params, options); } finally { this.db.topUp(); }
   }
+
   finalize() { this.st.finalize(); }
 }
 
@@ -98,6 +100,7 @@ export class SyncDatabase {
     this.backend = backend;
     this.storage = storage;
     this.name = db.name;
+    this.timeoutMs = 0;   // time limit per call (0: none)
     this.tempcrypt = {
       stats: (reset = false) => engine.tempcryptStats(reset),
       setEnabled: (on) => engine.tempcryptSetEnabled(!!on),
@@ -114,8 +117,16 @@ export class SyncDatabase {
   // Set (or clear, with null) the observer of every storage call.
   observe(fn) { this.engine.setObserver(fn); }
 
-  // fn(), then top the pool up again.
-  guard(fn) { try { return fn(); } finally { this.topUp(); } }
+  // fn() under the time limit, then top the pool up again.
+  guard(fn, limit = true) {
+    try { return limit ? this.db.withDeadline(this.timeoutMs, fn) : fn(); } finally { this.topUp(); }
+  }
+
+  // SQL functions (see worker.d.ts): fn(...args); an aggregate's
+  // { start, step, result }; a collation's compare(a, b).
+  function(name, fn, options) { this.db.createFunction(name, fn, options); return this; }
+  aggregate(name, spec) { this.db.createAggregate(name, spec); return this; }
+  collation(name, compare) { this.db.createCollation(name, compare); return this; }
 
   exec(sql) { this.guard(() => this.db.exec(sql)); }
   query(sql, params, options) { return this.guard(() => this.db.query(sql, params, options)); }
@@ -142,7 +153,7 @@ export class SyncDatabase {
       this.topUp();
       throw e;
     }
-    this.guard(() => sink.finish());
+    this.guard(() => sink.finish(), false);
   }
 
   // The database file as a ReadableStream of page-sized chunks, read in a

@@ -38,7 +38,13 @@ BROWSER_EXPORT_LIST := malloc free tc_init tc_stats tc_codes tc_code_count \
     sqlite3_serialize sqlite3_free sqlite3_get_autocommit \
     sqlite3_reset sqlite3_clear_bindings sqlite3_stmt_readonly \
     sqlite3_backup_init sqlite3_backup_step sqlite3_backup_finish \
-    sqlite3_interrupt sqlite3_errcode
+    sqlite3_interrupt sqlite3_errcode \
+    tc_create_function tc_create_collation tc_set_deadline \
+    sqlite3_value_type sqlite3_value_int64 sqlite3_value_double \
+    sqlite3_value_text sqlite3_value_blob sqlite3_value_bytes \
+    sqlite3_result_null sqlite3_result_int64 sqlite3_result_double \
+    sqlite3_result_text sqlite3_result_blob sqlite3_result_error \
+    sqlite3_aggregate_context
 BROWSER_EMPTY :=
 BROWSER_COMMA := ,
 BROWSER_EXPORTS := $(patsubst %$(BROWSER_COMMA),%,$(subst $(BROWSER_EMPTY) $(BROWSER_EMPTY),$(BROWSER_EMPTY),$(foreach f,$(BROWSER_EXPORT_LIST),_$(f)$(BROWSER_COMMA))))
@@ -49,7 +55,7 @@ BROWSER_LDFLAGS := $(BROWSER_OPT) -msimd128 -sEXPORT_ES6=1 -sMODULARIZE=1 \
     -sFILESYSTEM=0 -sEXIT_RUNTIME=0 -sINCOMING_MODULE_JS_API=instantiateWasm,print,printErr \
     -sEXPORTED_FUNCTIONS=$(BROWSER_EXPORTS) \
     -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8 \
-    --js-library wasm/browser/opfs_library.js
+    --js-library wasm/browser/opfs_library.js --js-library wasm/browser/api_library.js
 
 BROWSER_JS   := $(wildcard js/*.js) js/index.d.ts js/worker.d.ts
 BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/opfs_vfs.o $(BROWSER)/glue.o \
@@ -83,7 +89,7 @@ $(BROWSER)/ldflags: FORCE_BROWSER_FLAGS
 	@mkdir -p $(@D)
 	@echo '$(BROWSER_LDFLAGS)' | cmp -s - $@ || echo '$(BROWSER_LDFLAGS)' > $@
 
-$(DIST)/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/opfs_library.js $(BROWSER)/ldflags
+$(DIST)/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/opfs_library.js wasm/browser/api_library.js $(BROWSER)/ldflags
 	@mkdir -p $(@D)
 	$(BROWSER_ENV) $(EMCC) $(BROWSER_LDFLAGS) $(BROWSER_OBJS) -o $@
 

@@ -297,6 +297,22 @@ export const tests = {
     } finally { await reopened.close(); }
   },
 
+  async setupAndTimeout(storage) {
+    const db = await open(`setup-${storage}.db`, { storage, setup: new URL('./setup-functions.js', import.meta.url), timeoutMs: 50 });
+    try {
+      await db.exec("DROP TABLE IF EXISTS f; CREATE TABLE f(x, s); INSERT INTO f VALUES (2, 'a'), (3, 'c'), (4, 'b')");
+      eq(await db.query('SELECT twice(x) AS t FROM f ORDER BY x'), [{ t: 4 }, { t: 6 }, { t: 8 }], 'function from the setup module');
+      eq(await db.query('SELECT product(x) AS p FROM f'), [{ p: 24 }], 'aggregate from the setup module');
+      eq((await db.query('SELECT s FROM f ORDER BY s COLLATE backwards')).map((r) => r.s), ['c', 'b', 'a'], 'collation from the setup module');
+      const e = await rejects(db.query('WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c) SELECT count(*) FROM c'), 9, 'timeoutMs interrupts');
+      ok(/timeoutMs/.test(e.message), e.message);
+      eq(await db.query('SELECT twice(21) AS t'), [{ t: 42 }], 'usable after the interrupt');
+    } finally { await db.close(); }
+    let bad = null;
+    try { await open(`setup-bad-${storage}.db`, { storage, setup: new URL('./assert.js', import.meta.url) }); } catch (e) { bad = e; }
+    ok(bad && /default export/.test(bad.message), `a setup module without a default function is refused: ${bad && bad.message}`);
+  },
+
   async extensions(storage) {
     const db = await open(`ext-${storage}.db`, { storage });
     try {

@@ -86,6 +86,56 @@ export const tests = {
     } finally { db.close(); }
   },
 
+  async functions(storage) {
+    const db = await open(`sync-fn-${storage}.db`, { storage });
+    try {
+      db.function('plus', (a, b) => a + b, { deterministic: true });
+      db.function('join_all', (...xs) => xs.join('|'), { varargs: true });
+      db.function('echo', (x) => x);
+      db.function('boom', () => { throw new Error('no luck'); });
+      eq(db.query('SELECT plus(2, 3) AS s, plus(1.5, 1) AS f'), [{ s: 5, f: 2.5 }], 'scalar function');
+      eq(db.query("SELECT join_all(1, 'b', NULL) AS j, join_all() AS e"), [{ j: '1|b|', e: '' }], 'varargs');
+      eq(db.query("SELECT echo(x'00ff') AS b, echo(9007199254740993) AS i, echo('é') AS t, echo(NULL) AS n"),
+        [{ b: new Uint8Array([0, 255]), i: 9007199254740993n, t: 'é', n: null }], 'values both ways');
+      let e = await rejects(() => db.query('SELECT boom()'), 1, 'a throwing function');
+      ok(/no luck/.test(e.message), e.message);
+      await rejects(() => db.query('SELECT plus(1)'), 1, 'wrong argument count');
+      db.exec('DROP TABLE IF EXISTS v; CREATE TABLE v(g, x); INSERT INTO v VALUES (1, 2), (1, 3), (2, 5), (2, 7), (2, 1)');
+      db.aggregate('median', {
+        start: () => [],
+        step: (acc, x) => { acc.push(x); },
+        result: (acc) => { acc.sort((a, b) => a - b); return acc.length ? acc[(acc.length - 1) >> 1] : null; },
+      });
+      eq(db.query('SELECT g, median(x) AS m FROM v GROUP BY g ORDER BY g'), [{ g: 1, m: 2 }, { g: 2, m: 5 }], 'aggregate per group');
+      eq(db.query('SELECT median(x) AS m FROM v WHERE 0'), [{ m: null }], 'aggregate over no rows');
+      db.aggregate('total_sum', { start: 0, step: (acc, x) => acc + x });
+      eq(db.query('SELECT total_sum(x) AS s FROM v'), [{ s: 18 }], 'aggregate with a start value');
+      db.collation('nocase_rev', (a, b) => b.toLowerCase().localeCompare(a.toLowerCase()));
+      db.exec("DROP TABLE IF EXISTS w; CREATE TABLE w(s); INSERT INTO w VALUES ('b'), ('A'), ('c')");
+      eq(db.query('SELECT s FROM w ORDER BY s COLLATE nocase_rev').map((r) => r.s), ['c', 'b', 'A'], 'collation');
+      db.collation('bad', () => { throw new Error('cannot compare'); });
+      e = null;
+      try { db.query('SELECT s FROM w ORDER BY s COLLATE bad'); } catch (err) { e = err; }
+      ok(e && /cannot compare/.test(e.message), 'a throwing collation fails the statement');
+      eq(db.query('SELECT 1 AS ok'), [{ ok: 1 }], 'usable after');
+    } finally { db.close(); }
+  },
+
+  async timeout(storage) {
+    const db = await open(`sync-timeout-${storage}.db`, { storage, timeoutMs: 50 });
+    try {
+      const spin = 'WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c) SELECT count(*) FROM c';
+      const t0 = Date.now();
+      const e = await rejects(() => db.query(spin), 9, 'a runaway query is interrupted');
+      ok(/timeoutMs 50/.test(e.message), e.message);
+      ok(Date.now() - t0 < 5000, `stopped soon (${Date.now() - t0} ms)`);
+      db.exec('DROP TABLE IF EXISTS t; CREATE TABLE t(x); INSERT INTO t VALUES (1)');
+      eq(db.query('SELECT x FROM t'), [{ x: 1 }], 'usable afterwards');
+      db.timeoutMs = 0;
+      eq(db.query('WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n < 300000) SELECT count(*) AS n FROM c'), [{ n: 300000 }], 'no limit once timeoutMs is 0');
+    } finally { db.close(); }
+  },
+
   async storage(storage) {
     const db = await open(`sync-storage-${storage}.db`, { storage });
     try { eq(db.storage, storage, 'db.storage says what was used'); } finally { db.close(); }
