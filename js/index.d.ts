@@ -86,6 +86,15 @@ export interface OpenOptions {
   pool?: string;
   /** Run in a dedicated Worker (default where Worker exists). */
   worker?: boolean;
+  /**
+   * A module loaded in the Worker once the database is open; its default export gets the synchronous
+   * database (sqlite-tempcrypt/worker's SyncDatabase) to register functions, aggregates and collations.
+   */
+  setup?: string | URL;
+  /** Time limit of each call in ms (default: none); past it the statement fails with SQLITE_INTERRUPT (9). */
+  timeoutMs?: number;
+  /** How long open() waits for another tab to close the database before SQLITE_BUSY (default 5000 ms). */
+  lockTimeoutMs?: number;
 }
 
 /** The calls a Database and a Transaction both offer. */

@@ -1,7 +1,7 @@
 // Types of sqlite-tempcrypt/worker: the synchronous API for Workers (and
 // Node with storage 'memory').  Only open() is async.
 
-import type { SqlValue, Params, Row, ArrayRow, ArrayRowOptions, Storage, StorageChoice, RunResult, TempcryptStats, StoredFile, BatchEntry, BatchResult, ImportSource } from './index.js';
+import type { SqlValue, BindValue, Params, Row, ArrayRow, ArrayRowOptions, Storage, StorageChoice, RunResult, TempcryptStats, StoredFile, BatchEntry, BatchResult, ImportSource } from './index.js';
 export type { SqlValue, BindValue, Params, Row, ArrayRow, ArrayRowOptions, QueryOptions, Storage, StorageChoice, RunResult, TempcryptStats, StoredFile, BatchEntry, BatchResult, ImportSource } from './index.js';
 export { SqliteError } from './index.js';
 
@@ -36,6 +36,10 @@ export interface WorkerOpenOptions {
   wasm?: string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module;
   minFree?: number;
   pool?: string;
+  /** Time limit of each call in ms (default: none; settable later as db.timeoutMs). */
+  timeoutMs?: number;
+  /** How long open() waits for another tab to close the database before SQLITE_BUSY (default 5000 ms). */
+  lockTimeoutMs?: number;
   /** Observer installed before the database is opened. */
   observer?: StorageObserver;
 }
@@ -46,6 +50,20 @@ export interface RawPoolFile {
   flags: number;
   /** Everything in the OPFS file, the pool header included. */
   bytes: Uint8Array;
+}
+
+export interface FunctionOptions {
+  /** Same result for the same arguments (usable in indexes, and SQLite may cache it). */
+  deterministic?: boolean;
+  /** Not callable from triggers and views. */
+  directOnly?: boolean;
+  /** Any number of arguments. */
+  varargs?: boolean;
+}
+export interface AggregateSpec<A> extends FunctionOptions {
+  start?: A | (() => A);
+  step: (acc: A, ...args: SqlValue[]) => A | void;
+  result?: (acc: A) => BindValue;
 }
 
 /** A prepared statement (better-sqlite3's shape); reusable until finalize() or close(). */
@@ -84,6 +102,14 @@ export declare class SyncDatabase {
   exportStream(options?: { pagesPerChunk?: number }): ReadableStream<Uint8Array>;
   /** Bytes of the wasm memory. */
   heapSize(): number;
+  /** Time limit of each call in ms (0: none); past it the statement fails with SQLITE_INTERRUPT. */
+  timeoutMs: number;
+  /** fn(...args) as an SQL function (argument count: fn.length, or any with varargs). */
+  function(name: string, fn: (...args: SqlValue[]) => BindValue, options?: FunctionOptions): this;
+  /** An aggregate: acc starts as start (or start()), step returns the new acc (undefined keeps it). */
+  aggregate<A>(name: string, spec: AggregateSpec<A>): this;
+  /** A collating sequence: compare returns a negative number, 0 or a positive number. */
+  collation(name: string, compare: (a: string, b: string) => number): this;
   export(): Uint8Array;
   close(): void;
   /** Set (or clear with null) the storage observer. */

@@ -20,6 +20,12 @@ export function poolNameOf(name) {
   return encodeURIComponent(name).replace(/\./g, '%2E').slice(0, 200) || 'default';
 }
 
+// How long open() waits for another tab to close the same database: long
+// enough for a reload or a closing tab to hand it over (its Worker lets go
+// within a few hundred ms), short enough that a tab really holding it makes
+// open() fail with SQLITE_BUSY instead of hanging.
+export const LOCK_TIMEOUT_MS = 5000;
+
 const isNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
 
 // The storage to use: never a silent fallback.  Default: 'opfs' in a
@@ -40,7 +46,7 @@ export async function open(name, options = {}) {
   let backend;
   try {
     backend = storage === 'opfs'
-      ? await OpfsPool.open(options.pool ?? poolNameOf(name), { minFree: options.minFree ?? 16 })
+      ? await OpfsPool.open(options.pool ?? poolNameOf(name), { minFree: options.minFree ?? 16, lockTimeoutMs: options.lockTimeoutMs ?? LOCK_TIMEOUT_MS })
       : new MemoryBackend();
   } catch (e) {
     // The pool reports SQLite codes (SQLITE_BUSY for a second tab).

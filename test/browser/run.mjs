@@ -2,7 +2,7 @@
 // driven by playwright-core, a fresh profile per run, files served from
 // 127.0.0.1 without COOP/COEP.  Every check asserts; any failure makes the
 // run exit 1.
-//   node test/browser/run.mjs [--only=api,leak,consumer,node,types]
+//   node test/browser/run.mjs [--only=api,leak,consumer,node,types,multitab]
 import { serve } from './server.mjs';
 import * as chromium from './chromium.mjs';
 import { checks } from './checks.mjs';
@@ -382,6 +382,7 @@ try {
   if (want('api')) await testApi(server.url);
   if (want('pool')) await testPool(server.url);
   if (want('leak')) { await testLeak(server.url, false); await testLeak(server.url, true); }
+  if (want('multitab')) await (await import('./multitab.mjs')).testMultiTab({ check, withBrowser, newPage, base: server.url });
   if (want('consumer')) await (await import('./consumer.mjs')).testConsumer({ check, withBrowser, ROOT, BUILD });
 } catch (e) {
   check(false, 'test run', e.stack);

@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const stream: ReadableStream<Uint8Array> = db.exportStream({ pagesPerChunk: 16 });
   const used: Storage = db.storage;
   const heap: number = await db.heapSize();
-  await open('b.db', { storage: 'auto', import: await fetch('/seed.db') });
+  await open('b.db', { storage: 'auto', import: await fetch('/seed.db'), setup: new URL('./fns.js', 'https://x/'), timeoutMs: 1000, lockTimeoutMs: 0 });
   // @ts-expect-error: no such storage
   await open('c.db', { storage: 'disk' });
   const s: TempcryptStats = await db.tempcrypt.stats();
@@ -51,6 +51,10 @@ async function main(): Promise<void> {
   const a2: SqlValue[][] = sst.all([], { rowMode: 'array' });
   for (const r of sst.iterate()) { const n2: number = r.one; void n2; }
   sst.finalize();
+  sdb.function('twice', (x) => Number(x) * 2, { deterministic: true })
+    .aggregate('product', { start: 1, step: (acc: number, x) => acc * Number(x) })
+    .collation('rev', (a, b) => b.localeCompare(a));
+  sdb.timeoutMs = 100;
   const t2: string = sdb.transaction((d) => { d.run('INSERT INTO t VALUES (1)'); return 'x'; });
   const sb: w.BatchResult[] = sdb.batch(['SELECT 1']);
   for (const r of sdb.iterate<[number]>('SELECT 1', [], { rowMode: 'array' })) { const v: number = r[0]; void v; }
