@@ -9,8 +9,8 @@ export type Params = readonly BindValue[] | { readonly [name: string]: BindValue
 export type Row = Record<string, SqlValue>;
 /** A row with rowMode 'array': the values in column order. */
 export type ArrayRow = SqlValue[];
-/** The storage used by an open database. */
-export type Storage = 'opfs' | 'memory';
+/** The storage used by an open database ('file': real files, Node only). */
+export type Storage = 'opfs' | 'memory' | 'file';
 /** The storage asked for: 'auto' is OPFS where usable, else memory. */
 export type StorageChoice = Storage | 'auto';
 
@@ -78,6 +78,8 @@ export interface OpenOptions {
   storage?: StorageChoice;
   /** Replace the database by this SQLite file once open (see Database.import). */
   import?: ImportSource;
+  /** storage 'file' (Node): the directory database names are relative to (default: the current directory). */
+  dir?: string;
   /** Where to load sqlite3.wasm from (default: next to the package's JS). */
   wasm?: string | URL;
   /** Free pool files kept ready (OPFS); default 16. */

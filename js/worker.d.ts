@@ -33,6 +33,8 @@ export interface WorkerOpenOptions {
   storage?: StorageChoice;
   /** Replace the database by this SQLite file once open. */
   import?: ImportSource;
+  /** storage 'file' (Node): the directory database names are relative to (default: the current directory). */
+  dir?: string;
   wasm?: string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module;
   minFree?: number;
   pool?: string;

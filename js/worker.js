@@ -11,6 +11,7 @@ import { createEngine, SqliteError, STATS_FIELDS, ImportSink } from './engine.js
 import { importChunks, concatPages, EXPORT_PAGES_SQL } from './sources.js';
 import { SQLITE_CANTOPEN, SQLITE_FULL } from './constants.js';
 import { MemoryBackend } from './memory-backend.js';
+import { FileBackend } from './file-backend.js';
 import { OpfsPool, opfsAvailable, listOpfs, deletePool, HEADER_SIZE, POOL_ROOT } from './opfs-pool.js';
 
 export { SqliteError, STATS_FIELDS, opfsAvailable, listOpfs, deletePool, HEADER_SIZE, POOL_ROOT };
@@ -34,7 +35,8 @@ const isNode = typeof process === 'object' && !!process.versions?.node && typeof
 function resolveStorage(storage) {
   if (storage === undefined || storage === null) return isNode ? 'memory' : 'opfs';
   if (storage === 'auto') return opfsAvailable() ? 'opfs' : 'memory';
-  if (storage !== 'opfs' && storage !== 'memory') throw new TypeError(`storage must be 'opfs', 'memory' or 'auto', not ${String(storage)}`);
+  if (storage === 'file' && !isNode) throw new SqliteError("storage 'file' is for Node (node:fs); in a browser use 'opfs'", SQLITE_CANTOPEN);
+  if (storage !== 'opfs' && storage !== 'memory' && storage !== 'file') throw new TypeError(`storage must be 'opfs', 'memory', 'file' or 'auto', not ${String(storage)}`);
   return storage;
 }
 
@@ -47,7 +49,7 @@ export async function open(name, options = {}) {
   try {
     backend = storage === 'opfs'
       ? await OpfsPool.open(options.pool ?? poolNameOf(name), { minFree: options.minFree ?? 16, lockTimeoutMs: options.lockTimeoutMs ?? LOCK_TIMEOUT_MS })
-      : new MemoryBackend();
+      : storage === 'file' ? await FileBackend.create(options.dir ?? '.') : new MemoryBackend();
   } catch (e) {
     // The pool reports SQLite codes (SQLITE_BUSY for a second tab).
     if (e && typeof e.sqliteCode === 'number') {

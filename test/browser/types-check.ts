@@ -37,6 +37,7 @@ async function main(): Promise<void> {
   const used: Storage = db.storage;
   const heap: number = await db.heapSize();
   await open('b.db', { storage: 'auto', import: await fetch('/seed.db'), setup: new URL('./fns.js', 'https://x/'), timeoutMs: 1000, lockTimeoutMs: 0 });
+  await open('d.db', { storage: 'file', dir: '/var/lib/app' });
   // @ts-expect-error: no such storage
   await open('c.db', { storage: 'disk' });
   const s: TempcryptStats = await db.tempcrypt.stats();

@@ -1,9 +1,21 @@
 // The API tests (test/browser/api-tests.js, both APIs) in Node, over memory
-// storage (make test-api-node).  Exits 1 on any failure.
+// and real files (storage 'file', in a fresh directory under build/), then
+// the leak check of the file backend (make test-api-node).  Exits 1 on any
+// failure.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { run } from '../browser/api-tests.js';
+import { leakCheck } from './file-leak.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dir = path.join(ROOT, 'build', 'api-node-files');
+fs.rmSync(dir, { recursive: true, force: true });
+fs.mkdirSync(dir, { recursive: true });
+process.chdir(dir);   // storage 'file' puts databases under the current directory by default
 
 const started = Date.now();
-const results = await run(['memory']);
+const results = [...await run(['memory', 'file']), ...await leakCheck(path.join(dir, 'leak'))];
 let failed = 0;
 for (const r of results) {
   if (!r.ok) failed++;
