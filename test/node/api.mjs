@@ -7,6 +7,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../browser/api-tests.js';
 import { leakCheck } from './file-leak.mjs';
+import { ormRoundTrip } from '../browser/orm-roundtrip.js';
+import { open } from '../../dist/index.js';
+import { SqliteTempcryptDialect } from '../../dist/kysely.js';
+import { Kysely } from 'kysely';
+import { drizzle } from 'drizzle-orm/sqlite-proxy';
+import { sqliteTable, integer, text } from 'drizzle-orm/sqlite-core';
+import { eq } from 'drizzle-orm';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dir = path.join(ROOT, 'build', 'api-node-files');
@@ -15,7 +22,11 @@ fs.mkdirSync(dir, { recursive: true });
 process.chdir(dir);   // storage 'file' puts databases under the current directory by default
 
 const started = Date.now();
+const orm = { open, Kysely, SqliteTempcryptDialect, drizzle, sqliteTable, integer, text, eq };
 const results = [...await run(['memory', 'file']), ...await leakCheck(path.join(dir, 'leak'))];
+for (const storage of ['memory', 'file']) {
+  for (const r of await ormRoundTrip({ ...orm, storage })) results.push({ ...r, name: `${r.name} (${storage})` });
+}
 let failed = 0;
 for (const r of results) {
   if (!r.ok) failed++;
