@@ -2,6 +2,18 @@
 // package users do, through the package's own exports map.
 import { open, SqliteError, type Database, type Row, type TempcryptStats, type SqlValue, type BatchResult, type Transaction, type Storage } from 'sqlite-tempcrypt';
 import * as w from 'sqlite-tempcrypt/worker';
+import { SqliteTempcryptDialect } from 'sqlite-tempcrypt/kysely';
+import { Kysely } from 'kysely';
+
+interface KyselyDB { person: { id: number; name: string } }
+async function kysely(): Promise<void> {
+  const k = new Kysely<KyselyDB>({ dialect: new SqliteTempcryptDialect({ database: () => open('k.db') }) });
+  const names: { name: string }[] = await k.selectFrom('person').select('name').execute();
+  // @ts-expect-error: no such column
+  await k.selectFrom('person').select('age').execute();
+  void names;
+}
+void kysely;
 
 async function main(): Promise<void> {
   const db: Database = await open('app.db', { storage: 'opfs' });
