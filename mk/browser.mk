@@ -120,3 +120,9 @@ test-api-node: browser $(API_FIXTURE)
 	node test/node/api.mjs
 
 TEST_TARGETS += test-api-node
+
+# A 1 GiB streamed import in Node (needs ~3 GiB of disk under build/ while it
+# runs); not in `make test` by default.
+.PHONY: test-api-big
+test-api-big: browser $(NATIVE)/sqlite3
+	node test/node/import-big.mjs
