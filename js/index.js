@@ -70,7 +70,7 @@ class LocalClient {
 
 // What Database and Transaction share: the calls, queued behind whatever
 // holds this object (a transaction, an import, a streamed export).
-class Queryable {
+export class Queryable {
   constructor() { this.held = null; }
 
   // Send now, bypassing the queue (only the holder does that).

@@ -8,7 +8,7 @@
 // One connection (the Database); Kysely's transactions run inside
 // db.transaction(), so other callers of the same Database wait for them.
 
-import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
+import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, RawNode, IdentifierNode, createQueryId } from 'kysely';
 
 export class SqliteTempcryptDialect {
   // database: a Database, or a function resolving to one (called once).
@@ -81,6 +81,15 @@ class SqliteTempcryptDriver {
       conn.target = conn.db;
       conn.tx = null;
     }
+  }
+
+  // Savepoints inside a transaction (Kysely quotes the name).
+  savepoint(conn, name, compile) { return this.savepointCommand(conn, 'savepoint', name, compile); }
+  rollbackToSavepoint(conn, name, compile) { return this.savepointCommand(conn, 'rollback to', name, compile); }
+  releaseSavepoint(conn, name, compile) { return this.savepointCommand(conn, 'release', name, compile); }
+  async savepointCommand(conn, command, name, compile) {
+    const node = RawNode.createWithChildren([RawNode.createWithSql(`${command} `), IdentifierNode.create(name)]);
+    await conn.target.exec(compile(node, createQueryId()).sql);
   }
 
   async destroy() {

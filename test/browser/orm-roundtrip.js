@@ -13,7 +13,7 @@ export async function ormRoundTrip({ open, storage, Kysely, SqliteTempcryptDiale
     if (sa !== sb) throw new Error(`${what}: expected ${sb}, got ${sa}`);
   };
 
-  await step('kysely: insert, select, update, transaction, rollback', async () => {
+  await step('kysely: insert, select, update, transaction, rollback, savepoint', async () => {
     const db = new Kysely({ dialect: new SqliteTempcryptDialect({ database: () => open('kysely.db', { storage }) }) });
     try {
       await db.schema.dropTable('person').ifExists().execute();
@@ -36,6 +36,21 @@ export async function ormRoundTrip({ open, storage, Kysely, SqliteTempcryptDiale
       } catch (e) { err = e; }
       if (!err || err.message !== 'roll back') throw new Error('the transaction error did not come back');
       same((await db.selectFrom('person').select('name').orderBy('id').execute()).map((r) => r.name), ['Ada', 'Alan', 'Grace'], 'committed one, rolled back the other');
+      // A controlled transaction with a savepoint rolled back.
+      const trx = await db.startTransaction().execute();
+      try {
+        await trx.insertInto('person').values({ name: 'Kept', age: 1 }).execute();
+        const sp = await trx.savepoint('sp1').execute();
+        await sp.insertInto('person').values({ name: 'Dropped', age: 2 }).execute();
+        const back = await sp.rollbackToSavepoint('sp1').execute();
+        await back.releaseSavepoint('sp1').execute();
+        await trx.commit().execute();
+      } catch (e) {
+        await trx.rollback().execute().catch(() => {});   // or destroy() would wait for the connection
+        throw e;
+      }
+      same((await db.selectFrom('person').select('name').where('age', '<', 10).execute()).map((r) => r.name), ['Kept'], 'savepoint rolled back, transaction committed');
+      await db.deleteFrom('person').where('age', '<', 10).execute();
       const streamed = [];
       for await (const r of db.selectFrom('person').select('age').orderBy('age').stream(2)) streamed.push(r.age);
       same(streamed, [37, 41, 85], 'stream');
