@@ -136,6 +136,40 @@ export const tests = {
     } finally { db.close(); }
   },
 
+  // An import and a streamed export spill nothing in plaintext: no write to
+  // a temp file and no free or temp pool file holds the rows' marker.
+  async importLeak(storage) {
+    const marker = `TCLEAK-${Math.random().toString(36).slice(2)}-${Date.now()}-MARK`;
+    const needle = new TextEncoder().encode(marker);
+    const count = (buf) => {
+      let n = 0;
+      outer: for (let i = 0; i + needle.length <= buf.length; i++) {
+        for (let j = 0; j < needle.length; j++) if (buf[i + j] !== needle[j]) continue outer;
+        n++;
+      }
+      return n;
+    };
+    let tempHits = 0, mainWrites = 0;
+    const db = await open(`sync-leak-${storage}.db`, { storage, observer: (ev) => {
+      if (ev.op !== 'write') return;
+      if (ev.temp) tempHits += count(ev.data); else mainWrites++;
+    } });
+    try {
+      db.exec(`DROP TABLE IF EXISTS k; CREATE TABLE k(v);
+        INSERT INTO k WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<2000) SELECT '${marker}' || n FROM c`);
+      const image = db.export();
+      db.exec('DELETE FROM k');
+      mainWrites = 0;
+      await db.import(image);
+      for await (const c of db.exportStream()) void c;
+      eq(db.query('SELECT count(*) AS n FROM k'), [{ n: 2000 }], 'imported');
+      ok(mainWrites > 0, 'the observer saw the import write');
+      eq(tempHits, 0, 'no marker written to a temp file');
+      const leftovers = db.files.scan().filter((f) => f.path === null || f.path.startsWith('/tmp/') || /tcimport/.test(f.path));
+      eq(leftovers.reduce((n, f) => n + count(f.bytes), 0), 0, 'no marker in free, temp or staging pool files');
+    } finally { db.close(); }
+  },
+
   async storage(storage) {
     const db = await open(`sync-storage-${storage}.db`, { storage });
     try { eq(db.storage, storage, 'db.storage says what was used'); } finally { db.close(); }
