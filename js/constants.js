@@ -21,6 +21,7 @@ export const SQLITE_DONE = 101;
 export const SQLITE_OPEN_READONLY = 0x1;
 export const SQLITE_OPEN_READWRITE = 0x2;
 export const SQLITE_OPEN_CREATE = 0x4;
+export const SQLITE_OPEN_DELETEONCLOSE = 0x8;
 export const SQLITE_OPEN_MAIN_DB = 0x100;
 export const SQLITE_OPEN_EXRESCODE = 0x02000000;
 

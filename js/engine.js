@@ -156,6 +156,8 @@ export class Engine {
 
 const ROW_MODES = ['object', 'array'];
 let nextHandlerId = 0;
+// What a function handler is called for (TC_FUNC_* in glue.c).
+const FUNC_STEP = 1;
 
 // The rowMode of an options object ('object' unless said otherwise).
 export function rowModeOf(options) {
@@ -726,10 +728,10 @@ export class Database {
       call: (kind, ctx, argc, argv) => {
         let key = 0;
         try {
-          const p = M._sqlite3_aggregate_context(ctx, kind === 1 ? 4 : 0);
-          if (kind === 1 && !p) throw new SqliteError('out of memory', SQLITE_NOMEM);
+          const p = M._sqlite3_aggregate_context(ctx, kind === FUNC_STEP ? 4 : 0);
+          if (kind === FUNC_STEP && !p) throw new SqliteError('out of memory', SQLITE_NOMEM);
           key = p ? M.HEAP32[p >> 2] : 0;
-          if (kind === 1) {
+          if (kind === FUNC_STEP) {
             if (key === 0) { key = nextKey++; M.HEAP32[p >> 2] = key; accs.set(key, init()); }
             const next = step(accs.get(key), ...this.args(argc, argv));
             if (next !== undefined) accs.set(key, next);
@@ -739,7 +741,7 @@ export class Database {
             this.result(ctx, result(acc));
           }
         } catch (e) {
-          if (kind !== 1) accs.delete(key);
+          if (kind !== FUNC_STEP) accs.delete(key);
           this.resultError(ctx, e);
         }
       },

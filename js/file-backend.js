@@ -6,9 +6,7 @@
 // the leftovers stay (their key died with the process) and wipeLeftovers()
 // removes them at the next open.
 
-import { SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE } from './constants.js';
-
-const OPEN_DELETEONCLOSE = 0x8;
+import { SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE } from './constants.js';
 const TEMP_PREFIX = '.sqlite-tempcrypt-tmp-';
 
 function withCode(e, code) {
@@ -78,7 +76,7 @@ export class FileBackend {
   xClose(h) {
     if (!this.open.delete(h)) return;
     this.fs.closeSync(h.fd);
-    if (h.temp || h.flags & OPEN_DELETEONCLOSE) this.fs.rmSync(h.path, { force: true });
+    if (h.temp || h.flags & SQLITE_OPEN_DELETEONCLOSE) this.fs.rmSync(h.path, { force: true });
   }
 
   xRead(h, buf, offset) {

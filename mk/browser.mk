@@ -21,7 +21,6 @@ BROWSER_SQLITE_DEFS := $(filter-out -DSQLITE_THREADSAFE=%,$(SQLITE_DEFS)) \
     -DSQLITE_OMIT_DEPRECATED -DSQLITE_MAX_MMAP_SIZE=0 -DSQLITE_USE_ALLOCA \
     -DSQLITE_ENABLE_BYTECODE_VTAB -DSQLITE_ENABLE_DBSTAT_VTAB $(BROWSER_API_DEFS)
 
-
 BROWSER_CFLAGS := $(BROWSER_OPT) -msimd128 -I$(SQLITE_DIR) -Isrc -Iwasm/browser
 
 # Only what js/ calls.
@@ -38,7 +37,7 @@ BROWSER_EXPORT_LIST := malloc free tc_init tc_stats tc_codes tc_code_count \
     sqlite3_serialize sqlite3_free sqlite3_get_autocommit \
     sqlite3_reset sqlite3_clear_bindings sqlite3_stmt_readonly \
     sqlite3_backup_init sqlite3_backup_step sqlite3_backup_finish \
-    sqlite3_interrupt sqlite3_errcode \
+    sqlite3_errcode \
     tc_create_function tc_create_collation tc_set_deadline \
     sqlite3_value_type sqlite3_value_int64 sqlite3_value_double \
     sqlite3_value_text sqlite3_value_blob sqlite3_value_bytes \
