@@ -94,7 +94,7 @@ export class SyncStatement {
   get(params, options) { return this.db.guard(() => this.st.get(params, options)); }
   all(params, options) { return this.db.guard(() => this.st.all(params, options)); }
   * iterate(params, options) {
-    try { yield* this.st.iterate(params, options); } finally { this.db.topUp(); }
+    try { yield* this.db.limited(this.st.iterate(params, options)); } finally { this.db.topUp(); }
   }
 
   finalize() { this.st.finalize(); }
@@ -130,6 +130,17 @@ export class SyncDatabase {
     try { return limit ? this.db.withDeadline(this.timeoutMs, fn) : fn(); } finally { this.topUp(); }
   }
 
+  // The rows of gen, each step under the time limit.
+  * limited(gen) {
+    try {
+      for (;;) {
+        const r = this.db.withDeadline(this.timeoutMs, () => gen.next());
+        if (r.done) return;
+        yield r.value;
+      }
+    } finally { gen.return(); }
+  }
+
   // SQL functions (see worker.d.ts): fn(...args); an aggregate's
   // { start, step, result }; a collation's compare(a, b).
   function(name, fn, options) { this.db.createFunction(name, fn, options); return this; }
@@ -142,7 +153,7 @@ export class SyncDatabase {
   prepare(sql) { return new SyncStatement(this, this.db.prepare(sql)); }
   * iterate(sql, params, options) {
     const st = this.db.prepare(sql, { persistent: false });
-    try { yield* st.iterate(params, options); } finally { st.finalize(); this.topUp(); }
+    try { yield* this.limited(st.iterate(params, options)); } finally { st.finalize(); this.topUp(); }
   }
   batch(list, options) { return this.guard(() => this.db.batch(list, options)); }
   transaction(fn) { return this.guard(() => this.db.transaction(() => fn(this))); }

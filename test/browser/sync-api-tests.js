@@ -129,6 +129,15 @@ export const tests = {
       const e = await rejects(() => db.query(spin), 9, 'a runaway query is interrupted');
       ok(/timeoutMs 50/.test(e.message), e.message);
       ok(Date.now() - t0 < 5000, `stopped soon (${Date.now() - t0} ms)`);
+      const hang = 'WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n < 20000000) SELECT n FROM c WHERE n < 0';   // seconds without a limit
+      let e2 = null, rows = 0;
+      try { for (const r of db.iterate(hang)) { rows++; void r; } } catch (err) { e2 = err; }
+      ok(e2 && e2.code === 9 && rows === 0, `a sync iterate() step is limited too (${e2 && e2.code})`);
+      const st = db.prepare(hang);
+      e2 = null;
+      try { for (const r of st.iterate()) void r; } catch (err) { e2 = err; }
+      ok(e2 && e2.code === 9, 'and a statement\'s iterate()');
+      st.finalize();
       db.exec('DROP TABLE IF EXISTS t; CREATE TABLE t(x); INSERT INTO t VALUES (1)');
       eq(db.query('SELECT x FROM t'), [{ x: 1 }], 'usable afterwards');
       db.timeoutMs = 0;
