@@ -7,7 +7,28 @@ export type BindValue = SqlValue | boolean | undefined | ArrayBuffer | ArrayBuff
 /** Positional parameters (?, ?NNN) or named ones (:name, @name, $name). */
 export type Params = readonly BindValue[] | { readonly [name: string]: BindValue };
 export type Row = Record<string, SqlValue>;
-export type Storage = 'opfs' | 'memory';
+/** A row with rowMode 'array': the values in column order. */
+export type ArrayRow = SqlValue[];
+/** The storage used by an open database ('file': real files, Node only). */
+export type Storage = 'opfs' | 'memory' | 'file';
+/** The storage asked for: 'auto' is OPFS where usable, else memory. */
+export type StorageChoice = Storage | 'auto';
+
+/** rowMode 'object' (default): rows as { column: value }; 'array': values in column order. */
+export interface QueryOptions { rowMode?: 'object' | 'array'; }
+export interface ArrayRowOptions { rowMode: 'array'; }
+export interface IterateOptions extends QueryOptions {
+  /** Rows fetched from the Worker per message (default 256). */
+  pageSize?: number;
+}
+/** One entry of batch(): SQL alone, or SQL and its parameters. */
+export type BatchEntry = string | readonly [sql: string, params?: Params];
+export interface BatchResult<R = Row> extends RunResult {
+  /** Rows the statement returned (empty for most writes). */
+  rows: R[];
+}
+/** What import() and open({ import }) accept. */
+export type ImportSource = Uint8Array | ArrayBuffer | Blob | Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
 /** An error from SQLite: `code` is the extended result code. */
 export declare class SqliteError extends Error {
@@ -50,8 +71,15 @@ export interface StoredFile {
 }
 
 export interface OpenOptions {
-  /** Where the database lives; default 'opfs' where usable, else 'memory'. */
-  storage?: Storage;
+  /**
+   * Where the database lives.  Default: 'opfs' in a browser (rejects with SQLITE_CANTOPEN where OPFS is
+   * unusable), 'memory' in Node.  'auto' falls back to memory; `db.storage` says what was used.
+   */
+  storage?: StorageChoice;
+  /** Replace the database by this SQLite file once open (see Database.import). */
+  import?: ImportSource;
+  /** storage 'file' (Node): the directory database names are relative to (default: the current directory). */
+  dir?: string;
   /** Where to load sqlite3.wasm from (default: next to the package's JS). */
   wasm?: string | URL;
   /** Free pool files kept ready (OPFS); default 16. */
@@ -60,23 +88,85 @@ export interface OpenOptions {
   pool?: string;
   /** Run in a dedicated Worker (default where Worker exists). */
   worker?: boolean;
+  /**
+   * A module loaded in the Worker once the database is open; its default export gets the synchronous
+   * database (sqlite-tempcrypt/worker's SyncDatabase) to register functions, aggregates and collations.
+   */
+  setup?: string | URL;
+  /** Time limit of each call in ms (default: none); past it the statement fails with SQLITE_INTERRUPT (9). */
+  timeoutMs?: number;
+  /** How long open() waits for another tab to close the database before SQLITE_BUSY (default 5000 ms). */
+  lockTimeoutMs?: number;
 }
 
-export declare class Database {
+/** The calls a Database and a Transaction both offer. */
+export declare class Queryable {
+  /** Run one or more statements; rows are discarded. */
+  exec(sql: string): Promise<void>;
+  /** Rows of one statement: objects by default, arrays with { rowMode: 'array' }. */
+  query<R extends Row = Row>(sql: string, params?: Params, options?: { rowMode?: 'object' }): Promise<R[]>;
+  query<R extends ArrayRow = ArrayRow>(sql: string, params: Params | undefined, options: ArrayRowOptions): Promise<R[]>;
+  /** Run one statement; changes and the last inserted rowid. */
+  run(sql: string, params?: Params): Promise<RunResult>;
+  /** Several statements in one message and one transaction (all or nothing). */
+  batch<R extends Row = Row>(entries: readonly BatchEntry[], options?: { rowMode?: 'object' }): Promise<BatchResult<R>[]>;
+  batch<R extends ArrayRow = ArrayRow>(entries: readonly BatchEntry[], options: ArrayRowOptions): Promise<BatchResult<R>[]>;
+  /** A statement prepared once in the Worker, run many times; finalize() it (close() does too). */
+  prepare<R extends Row = Row>(sql: string): Promise<Statement<R>>;
+  /** Rows of one statement, fetched pageSize at a time (never all in one message). */
+  iterate<R extends Row = Row>(sql: string, params?: Params, options?: { rowMode?: 'object'; pageSize?: number }): AsyncGenerator<R, void, undefined>;
+  iterate<R extends ArrayRow = ArrayRow>(sql: string, params: Params | undefined, options: ArrayRowOptions & { pageSize?: number }): AsyncGenerator<R, void, undefined>;
+  /**
+   * fn(tx) in a transaction (a savepoint when nested): until it settles only tx runs statements (other calls
+   * wait); committed when fn resolves, rolled back when it throws (and the error rethrown).
+   */
+  transaction<T>(fn: (tx: Transaction) => Promise<T> | T): Promise<T>;
+}
+
+/** A prepared statement held in the Worker. */
+export declare class Statement<R extends Row = Row> {
+  readonly id: number;
+  /** True when the statement does not write. */
+  readonly readonly: boolean;
+  readonly finalized: boolean;
+  /** Result column names. */
+  columns(): string[];
+  run(params?: Params): Promise<RunResult>;
+  /** The first row, or undefined. */
+  get(params?: Params, options?: { rowMode?: 'object' }): Promise<R | undefined>;
+  get<A extends ArrayRow = ArrayRow>(params: Params | undefined, options: ArrayRowOptions): Promise<A | undefined>;
+  all(params?: Params, options?: { rowMode?: 'object' }): Promise<R[]>;
+  all<A extends ArrayRow = ArrayRow>(params: Params | undefined, options: ArrayRowOptions): Promise<A[]>;
+  iterate(params?: Params, options?: { rowMode?: 'object'; pageSize?: number }): AsyncGenerator<R, void, undefined>;
+  iterate<A extends ArrayRow = ArrayRow>(params: Params | undefined, options: ArrayRowOptions & { pageSize?: number }): AsyncGenerator<A, void, undefined>;
+  finalize(): Promise<void>;
+}
+
+/** The handle transaction(fn) passes to fn; unusable once the transaction ended. */
+export declare class Transaction extends Queryable {
+  readonly active: boolean;
+}
+
+export declare class Database extends Queryable {
   readonly name: string;
   /** The storage actually used. */
   readonly storage: Storage;
   readonly closed: boolean;
-  /** Run one or more statements; rows are discarded. */
-  exec(sql: string): Promise<void>;
-  /** Rows of one statement as plain objects. */
-  query<R extends Row = Row>(sql: string, params?: Params): Promise<R[]>;
-  /** Run one statement; changes and the last inserted rowid. */
-  run(sql: string, params?: Params): Promise<RunResult>;
-  /** The main database as an SQLite file image. */
+  /** The main database as an SQLite file image (in one piece: see exportStream). */
   export(): Promise<Uint8Array>;
+  /** The database file in chunks, read in one read transaction; other calls wait until it is read or cancelled. */
+  exportStream(options?: { pagesPerChunk?: number }): ReadableStream<Uint8Array>;
+  /**
+   * Replace the database by an SQLite file, streamed in chunks to the storage and checked (header, page
+   * count, PRAGMA quick_check) before it is copied in one transaction: on any error (SQLITE_NOTADB,
+   * SQLITE_CORRUPT, ...) the database is unchanged.
+   */
+  import(source: ImportSource): Promise<void>;
+  /** Bytes of the Worker's wasm memory (it grows, never shrinks). */
+  heapSize(): Promise<number>;
   /** Files in the storage underneath, and temp leftovers wiped at open. */
   files(): Promise<{ list: StoredFile[]; wipedAtOpen: StoredFile[] }>;
+  /** Close (after a transaction, import or export in progress); finalizes every statement. */
   close(): Promise<void>;
   readonly tempcrypt: {
     stats(reset?: boolean): Promise<TempcryptStats>;

@@ -11,9 +11,9 @@
 // holds data may be the main database or its journal: the pool refuses to
 // open (SQLITE_CORRUPT naming the file) and leaves every byte as it is.
 // A pool is held by one tab or worker at a time: it takes the Web Lock
-// 'sqlite-tempcrypt:<pool name>' at open (without waiting) and keeps it
-// until close(); a second tab opening the same pool gets a SQLITE_BUSY
-// error that says why.  (Access handles are exclusive too.)
+// 'sqlite-tempcrypt:<pool name>' at open (waiting up to lockTimeoutMs) and
+// keeps it until close(); a second tab opening the same pool gets a
+// SQLITE_BUSY error that says why once that time is up.  (Access handles are exclusive too.)
 
 export const HEADER_SIZE = 4096;
 const MAGIC = 0x31504354;          // 'TCP1' little-endian
@@ -50,35 +50,37 @@ export function opfsAvailable() {
 
 export const LOCK_PREFIX = 'sqlite-tempcrypt:';
 
-// Take the Web Lock LOCK_PREFIX + name without waiting; resolves to the
-// function that releases it, or rejects with SQLITE_BUSY when another tab or
-// worker holds it.
-function lockPool(name) {
+// Take the Web Lock LOCK_PREFIX + name, waiting up to timeoutMs (0: not at
+// all) for the tab or worker holding it to let go; resolves to the function
+// that releases it, or rejects with SQLITE_BUSY.
+function lockPool(name, timeoutMs = 0) {
   const lockName = LOCK_PREFIX + name;
   if (!navigator.locks?.request) {
     return Promise.reject(sqliteError(14, 'the Web Locks API (navigator.locks) is not available here; the OPFS pool needs it'));
   }
+  const busy = () => sqliteError(5, `database pool "${name}" is in use by another tab or worker (it holds the Web Lock "${lockName}"${timeoutMs > 0 ? `; waited ${timeoutMs} ms` : ''})`);
+  const options = timeoutMs > 0 ? { signal: AbortSignal.timeout(timeoutMs) } : { ifAvailable: true };
   return new Promise((resolve, reject) => {
-    navigator.locks.request(lockName, { ifAvailable: true }, (lock) => {
+    navigator.locks.request(lockName, options, (lock) => {
       if (!lock) {
-        reject(sqliteError(5, `database pool "${name}" is in use by another tab or worker (it holds the Web Lock "${lockName}")`));
+        reject(busy());
         return undefined;
       }
       return new Promise((release) => resolve(() => release()));
-    }).catch(reject);
+    }).catch((e) => reject(e && e.name === 'TimeoutError' ? busy() : e));
   });
 }
 
 export class OpfsPool {
   // Open (creating if needed) the pool in directory POOL_ROOT/<name>.
-  static async open(name, { minFree = 16 } = {}) {
+  static async open(name, { minFree = 16, lockTimeoutMs = 0 } = {}) {
     if (!opfsAvailable()) {
       throw sqliteError(14, 'OPFS with FileSystemSyncAccessHandle is not available here (it needs a dedicated Worker in a browser that supports OPFS)');
     }
     // The pool's Web Lock, held until close(): two tabs opening a new
     // (empty) pool at once would otherwise both succeed, as neither finds
     // a file the other holds.
-    const unlock = await lockPool(name);
+    const unlock = await lockPool(name, lockTimeoutMs);
     let pool;
     try {
       const root = await navigator.storage.getDirectory();

@@ -1,8 +1,8 @@
 // Types of sqlite-tempcrypt/worker: the synchronous API for Workers (and
 // Node with storage 'memory').  Only open() is async.
 
-import type { SqlValue, Params, Row, Storage, RunResult, TempcryptStats, StoredFile } from './index.js';
-export type { SqlValue, BindValue, Params, Row, Storage, RunResult, TempcryptStats, StoredFile } from './index.js';
+import type { SqlValue, BindValue, Params, Row, ArrayRow, ArrayRowOptions, Storage, StorageChoice, RunResult, TempcryptStats, StoredFile, BatchEntry, BatchResult, ImportSource } from './index.js';
+export type { SqlValue, BindValue, Params, Row, ArrayRow, ArrayRowOptions, QueryOptions, Storage, StorageChoice, RunResult, TempcryptStats, StoredFile, BatchEntry, BatchResult, ImportSource } from './index.js';
 export { SqliteError } from './index.js';
 
 /** What the observer sees: every storage call of the VFS under tempcrypt. */
@@ -29,10 +29,19 @@ export interface StorageEvent {
 export type StorageObserver = (event: StorageEvent) => void;
 
 export interface WorkerOpenOptions {
-  storage?: Storage;
+  /** As in the main-thread API: default 'opfs' in a browser, 'memory' in Node; 'auto' may fall back. */
+  storage?: StorageChoice;
+  /** Replace the database by this SQLite file once open. */
+  import?: ImportSource;
+  /** storage 'file' (Node): the directory database names are relative to (default: the current directory). */
+  dir?: string;
   wasm?: string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module;
   minFree?: number;
   pool?: string;
+  /** Time limit of each call in ms (default: none; settable later as db.timeoutMs). */
+  timeoutMs?: number;
+  /** How long open() waits for another tab to close the database before SQLITE_BUSY (default 5000 ms). */
+  lockTimeoutMs?: number;
   /** Observer installed before the database is opened. */
   observer?: StorageObserver;
 }
@@ -45,13 +54,64 @@ export interface RawPoolFile {
   bytes: Uint8Array;
 }
 
+export interface FunctionOptions {
+  /** Same result for the same arguments (usable in indexes, and SQLite may cache it). */
+  deterministic?: boolean;
+  /** Not callable from triggers and views. */
+  directOnly?: boolean;
+  /** Any number of arguments. */
+  varargs?: boolean;
+}
+export interface AggregateSpec<A> extends FunctionOptions {
+  start?: A | (() => A);
+  step: (acc: A, ...args: SqlValue[]) => A | void;
+  result?: (acc: A) => BindValue;
+}
+
+/** A prepared statement (better-sqlite3's shape); reusable until finalize() or close(). */
+export declare class SyncStatement<R extends Row = Row> {
+  readonly readonly: boolean;
+  columns(): string[];
+  run(params?: Params): RunResult;
+  get(params?: Params, options?: { rowMode?: 'object' }): R | undefined;
+  get<A extends ArrayRow = ArrayRow>(params: Params | undefined, options: ArrayRowOptions): A | undefined;
+  all(params?: Params, options?: { rowMode?: 'object' }): R[];
+  all<A extends ArrayRow = ArrayRow>(params: Params | undefined, options: ArrayRowOptions): A[];
+  /** Rows one at a time; the statement is busy until the loop ends. */
+  iterate(params?: Params, options?: { rowMode?: 'object' }): Generator<R, void, undefined>;
+  iterate<A extends ArrayRow = ArrayRow>(params: Params | undefined, options: ArrayRowOptions): Generator<A, void, undefined>;
+  finalize(): void;
+}
+
 export declare class SyncDatabase {
   readonly name: string;
   readonly storage: Storage;
   readonly inTransaction: boolean;
   exec(sql: string): void;
-  query<R extends Row = Row>(sql: string, params?: Params): R[];
+  query<R extends Row = Row>(sql: string, params?: Params, options?: { rowMode?: 'object' }): R[];
+  query<R extends ArrayRow = ArrayRow>(sql: string, params: Params | undefined, options: ArrayRowOptions): R[];
   run(sql: string, params?: Params): RunResult;
+  prepare<R extends Row = Row>(sql: string): SyncStatement<R>;
+  iterate<R extends Row = Row>(sql: string, params?: Params, options?: { rowMode?: 'object' }): Generator<R, void, undefined>;
+  iterate<R extends ArrayRow = ArrayRow>(sql: string, params: Params | undefined, options: ArrayRowOptions): Generator<R, void, undefined>;
+  batch<R extends Row = Row>(entries: readonly BatchEntry[], options?: { rowMode?: 'object' }): BatchResult<R>[];
+  batch<R extends ArrayRow = ArrayRow>(entries: readonly BatchEntry[], options: ArrayRowOptions): BatchResult<R>[];
+  /** fn(db) in a transaction (a savepoint when nested): committed when it returns, rolled back when it throws. */
+  transaction<T>(fn: (db: SyncDatabase) => T): T;
+  /** Replace the database by an SQLite file (checked first; on error nothing changes). */
+  import(source: ImportSource): Promise<void>;
+  /** The database file in chunks, read in one read transaction. */
+  exportStream(options?: { pagesPerChunk?: number }): ReadableStream<Uint8Array>;
+  /** Bytes of the wasm memory. */
+  heapSize(): number;
+  /** Time limit of each call in ms (0: none); past it the statement fails with SQLITE_INTERRUPT. */
+  timeoutMs: number;
+  /** fn(...args) as an SQL function (argument count: fn.length, or any with varargs). */
+  function(name: string, fn: (...args: SqlValue[]) => BindValue, options?: FunctionOptions): this;
+  /** An aggregate: acc starts as start (or start()), step returns the new acc (undefined keeps it). */
+  aggregate<A>(name: string, spec: AggregateSpec<A>): this;
+  /** A collating sequence: compare returns a negative number, 0 or a positive number. */
+  collation(name: string, compare: (a: string, b: string) => number): this;
   export(): Uint8Array;
   /** Resolves once the storage is closed, nothing of the OPFS pool still in flight. */
   close(): Promise<void>;

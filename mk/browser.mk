@@ -11,12 +11,16 @@ DIST          ?= dist
 BROWSER_OPT   ?= -O2
 BROWSER_ENV   := NODE_PATH=/usr/share/nodejs
 
+# What the package API offers on top (docs/api.md): full-text search,
+# R*Tree, and sqlite_dbpage (exportStream reads the file page by page).
+BROWSER_API_DEFS := -DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_RTREE -DSQLITE_ENABLE_DBPAGE_VTAB
+
 # No threads in the Worker (mutexes are no-ops, but the sqlite3_mutex_* API
 # stays for tempcrypt), no OS layer (the VFS is ours), no mmap.
 BROWSER_SQLITE_DEFS := $(filter-out -DSQLITE_THREADSAFE=%,$(SQLITE_DEFS)) \
     -DSQLITE_THREADSAFE=1 -DSQLITE_MUTEX_NOOP -DSQLITE_OS_OTHER=1 -DSQLITE_OMIT_SHARED_CACHE \
     -DSQLITE_OMIT_DEPRECATED -DSQLITE_MAX_MMAP_SIZE=0 -DSQLITE_USE_ALLOCA \
-    -DSQLITE_ENABLE_BYTECODE_VTAB -DSQLITE_ENABLE_DBSTAT_VTAB
+    -DSQLITE_ENABLE_BYTECODE_VTAB -DSQLITE_ENABLE_DBSTAT_VTAB $(BROWSER_API_DEFS)
 
 # ---- speed (issue 13): the wasm settings of the Makefile's WASM_SQLITE_DEFS,
 # and the optimisation and memory flags; docs/performance.md.
@@ -36,7 +40,16 @@ BROWSER_EXPORT_LIST := malloc free tc_init tc_stats tc_codes tc_code_count \
     sqlite3_column_name sqlite3_column_type sqlite3_column_int64 \
     sqlite3_column_double sqlite3_column_text sqlite3_column_blob \
     sqlite3_column_bytes sqlite3_changes64 sqlite3_last_insert_rowid \
-    sqlite3_serialize sqlite3_free sqlite3_get_autocommit
+    sqlite3_serialize sqlite3_free sqlite3_get_autocommit \
+    sqlite3_reset sqlite3_clear_bindings sqlite3_stmt_readonly \
+    sqlite3_backup_init sqlite3_backup_step sqlite3_backup_finish \
+    sqlite3_errcode \
+    tc_create_function tc_create_collation tc_set_deadline \
+    sqlite3_value_type sqlite3_value_int64 sqlite3_value_double \
+    sqlite3_value_text sqlite3_value_blob sqlite3_value_bytes \
+    sqlite3_result_null sqlite3_result_int64 sqlite3_result_double \
+    sqlite3_result_text sqlite3_result_blob sqlite3_result_error \
+    sqlite3_aggregate_context
 BROWSER_EMPTY :=
 BROWSER_COMMA := ,
 BROWSER_EXPORTS := $(patsubst %$(BROWSER_COMMA),%,$(subst $(BROWSER_EMPTY) $(BROWSER_EMPTY),$(BROWSER_EMPTY),$(foreach f,$(BROWSER_EXPORT_LIST),_$(f)$(BROWSER_COMMA))))
@@ -47,14 +60,14 @@ BROWSER_LDFLAGS := $(BROWSER_OPT) -msimd128 -sEXPORT_ES6=1 -sMODULARIZE=1 \
     -sFILESYSTEM=0 -sEXIT_RUNTIME=0 -sINCOMING_MODULE_JS_API=instantiateWasm,print,printErr \
     -sEXPORTED_FUNCTIONS=$(BROWSER_EXPORTS) \
     -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8 \
-    --js-library wasm/browser/opfs_library.js
+    --js-library wasm/browser/opfs_library.js --js-library wasm/browser/api_library.js
 
-BROWSER_JS   := $(wildcard js/*.js) js/index.d.ts js/worker.d.ts
+BROWSER_JS   := $(wildcard js/*.js) js/index.d.ts js/worker.d.ts js/kysely.d.ts
 BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/opfs_vfs.o $(BROWSER)/glue.o \
     $(patsubst %.c,$(BROWSER)/%.o,$(notdir $(TC_SRC)))
 
 .PHONY: browser test-browser
-browser: $(DIST)/sqlite3.mjs $(DIST)/.js-stamp
+browser: $(DIST)/sqlite3.mjs $(patsubst js/%,$(DIST)/%,$(BROWSER_JS))
 
 # Objects depend on the flags they were built with.
 $(BROWSER)/flags: FORCE_BROWSER_FLAGS
@@ -81,14 +94,17 @@ $(BROWSER)/ldflags: FORCE_BROWSER_FLAGS
 	@mkdir -p $(@D)
 	@echo '$(BROWSER_LDFLAGS)' | cmp -s - $@ || echo '$(BROWSER_LDFLAGS)' > $@
 
-$(DIST)/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/opfs_library.js $(BROWSER)/ldflags
+$(DIST)/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/opfs_library.js wasm/browser/api_library.js $(BROWSER)/ldflags
 	@mkdir -p $(@D)
 	$(BROWSER_ENV) $(EMCC) $(BROWSER_LDFLAGS) $(BROWSER_OBJS) -o $@
 
-$(DIST)/.js-stamp: $(BROWSER_JS)
+# One rule per file, so that a new js/ file is copied too.
+$(DIST)/%.js: js/%.js
 	@mkdir -p $(@D)
-	cp $(BROWSER_JS) $(DIST)/
-	touch $@
+	cp $< $@
+$(DIST)/%.d.ts: js/%.d.ts
+	@mkdir -p $(@D)
+	cp $< $@
 
 BROWSERS ?=
 test-browser: browser
@@ -103,3 +119,24 @@ $(BENCH_DIR)/capped/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/opfs_library.js $(
 	@mkdir -p $(@D)
 	$(BROWSER_ENV) $(EMCC) $(BROWSER_LDFLAGS) -sMAXIMUM_MEMORY=$(BENCH_HEAP_CAP) $(BROWSER_OBJS) -o $@
 # ---- end speed
+
+# The API tests (test/browser/api-tests.js) import a database made by the
+# native sqlite3 shell; the same tests run in Node by test-api-node.
+API_FIXTURE := $(BUILD)/api-fixtures/native.db
+$(API_FIXTURE): $(NATIVE)/sqlite3 test/browser/native-fixture.sql
+	@mkdir -p $(@D)
+	rm -f $@ $@-wal $@-shm
+	$(NATIVE)/sqlite3 $@ < test/browser/native-fixture.sql > /dev/null
+test-browser: $(API_FIXTURE)
+
+.PHONY: test-api-node
+test-api-node: browser $(API_FIXTURE)
+	node test/node/api.mjs
+
+TEST_TARGETS += test-api-node
+
+# A 1 GiB streamed import in Node (needs ~3 GiB of disk under build/ while it
+# runs); not in `make test` by default.
+.PHONY: test-api-big
+test-api-big: browser $(NATIVE)/sqlite3
+	node test/node/import-big.mjs

@@ -9,6 +9,12 @@ import { serve } from './server.mjs';
 
 const APP_MAIN = `
 import { open } from 'sqlite-tempcrypt';
+import { SqliteTempcryptDialect } from 'sqlite-tempcrypt/kysely';
+import { Kysely } from 'kysely';
+import { drizzle } from 'drizzle-orm/sqlite-proxy';
+import { sqliteTable, integer, text } from 'drizzle-orm/sqlite-core';
+import { eq } from 'drizzle-orm';
+import { ormRoundTrip } from './orm-roundtrip.js';
 const out = document.getElementById('out');
 async function main() {
 try {
@@ -20,7 +26,8 @@ try {
   const stats = await db.tempcrypt.stats();
   const storage = db.storage;
   await db.close();
-  window.__result = { ok: true, rows, stats, storage };
+  const orm = await ormRoundTrip({ open, storage: 'opfs', Kysely, SqliteTempcryptDialect, drizzle, sqliteTable, integer, text, eq });
+  window.__result = { ok: true, rows, stats, storage, orm };
 } catch (e) {
   window.__result = { ok: false, error: e.name + ': ' + e.message };
 }
@@ -39,14 +46,18 @@ export async function buildConsumer({ check, ROOT, BUILD }) {
   const packed = JSON.parse(execFileSync(npm, ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' }));
   const tgz = path.join(dir, packed[0].filename);
   const names = packed[0].files.map((f) => f.path).sort();
-  check(names.includes('dist/sqlite3.wasm') && names.includes('dist/index.d.ts') && !names.some((n) => n.startsWith('test/') || n.startsWith('src/')),
+  check(names.includes('dist/sqlite3.wasm') && names.includes('dist/index.d.ts') && names.includes('dist/kysely.js') && names.includes('dist/kysely.d.ts') && !names.some((n) => n.startsWith('test/') || n.startsWith('src/')),
     'consumer: npm pack ships dist/ and no sources or tests', names.join(' '));
   const app = path.join(dir, 'app');
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer-app', private: true, type: 'module' }, null, 2));
   fs.writeFileSync(path.join(app, 'index.html'), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>consumer</title><pre id="out">loading</pre><script type="module" src="/src/main.js"></script>\n');
   fs.writeFileSync(path.join(app, 'src', 'main.js'), APP_MAIN);
-  // No vite.config.js: the package must work with Vite's defaults.
-  execFileSync(npm, ['install', '--no-audit', '--no-fund', '--offline', '--loglevel=error', tgz], { cwd: app, stdio: 'pipe' });
+  fs.copyFileSync(path.join(ROOT, 'test/browser/orm-roundtrip.js'), path.join(app, 'src', 'orm-roundtrip.js'));
+  // No vite.config.js: the package must work with Vite's defaults.  The
+  // ORMs at the versions pinned in our devDependencies.
+  const dev = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).devDependencies;
+  execFileSync(npm, ['install', '--no-audit', '--no-fund', '--offline', '--loglevel=error', tgz,
+    `kysely@${dev.kysely}`, `drizzle-orm@${dev['drizzle-orm']}`], { cwd: app, stdio: 'pipe' });
   execFileSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: app, stdio: 'pipe' });
   const built = fs.readdirSync(path.join(app, 'dist', 'assets'));
   check(built.some((f) => f.endsWith('.wasm')), 'consumer: vite build emits the .wasm as an asset', built.join(' '));
@@ -67,6 +78,7 @@ async function testConsumer({ check, withBrowser, engine, dist }) {
       check(r.ok && r.rows[0].body === 'hello from a bundled app' && r.storage === storage,
         `consumer: the built app opens a database (default storage: ${storage}) and queries it`, JSON.stringify(r));
       check(r.ok && r.stats.nFileEncrypted >= 1, 'consumer: temp files encrypted in the built app', r.ok ? `nFileEncrypted=${r.stats.nFileEncrypted}` : '');
+      for (const o of (r.ok ? r.orm : [{ name: 'ORM round trips', ok: false, error: 'app failed' }])) check(o.ok, `consumer: ${o.name}`, o.error || '');
     });
   } finally {
     await server.close();

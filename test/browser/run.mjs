@@ -5,7 +5,7 @@
 // (chromium.mjs, firefox.mjs, webkit.mjs; see engines.mjs).  Every check
 // asserts; a check that cannot run in an engine is skipped with the reason
 // printed; any failure makes the run exit 1.
-//   node test/browser/run.mjs [--only=api,quota,pool,leak,consumer,node,types,conformance]
+//   node test/browser/run.mjs [--only=api,quota,pool,leak,multitab,consumer,node,types,conformance]
 import { serve } from './server.mjs';
 import { selectEngines, launchEngine, freshProfile as newProfile } from './engines.mjs';
 import { checks } from './checks.mjs';
@@ -464,23 +464,29 @@ async function testLeak(base, enabled) {
 }
 
 // ---------------------------------------------------------------- main
-// Where the engine has no OPFS sync access handles: memory storage is the
-// default, and asking for OPFS is a clear error that says what is missing.
+// Where the engine has no OPFS sync access handles: the default (OPFS) is
+// a clear error that says what is missing and how to fall back; 'auto'
+// falls back to memory and says so in db.storage; 'memory' works.
 async function testNoOpfs(page) {
   const r = await page.evaluate(async () => {
     const { open } = await import('/dist/index.js');
-    const db = await open('fallback.db');
+    const refused = async (options) => {
+      try { const d = await open('no-opfs.db', options); await d.close(); return null; } catch (e) { return { name: e.name, code: e.code, message: e.message }; }
+    };
+    const errDefault = await refused(undefined);
+    const errOpfs = await refused({ storage: 'opfs' });
+    const db = await open('fallback.db', { storage: 'auto' });
     await db.exec('CREATE TABLE t(x); INSERT INTO t VALUES (42)');
     const rows = await db.query('SELECT x FROM t');
     const storage = db.storage;
     await db.close();
-    let err = null;
-    try { const d = await open('no-opfs.db', { storage: 'opfs' }); await d.close(); } catch (e) { err = { name: e.name, code: e.code, message: e.message }; }
-    return { storage, rows, err };
+    return { storage, rows, errDefault, errOpfs };
   });
-  check(r.storage === 'memory' && r.rows[0].x === 42, 'no OPFS: the default storage is memory, and it works', JSON.stringify(r.rows) + ` in ${r.storage}`);
-  check(r.err && r.err.name === 'SqliteError' && r.err.code === 14 && /OPFS/.test(r.err.message) && /NotSupportedError|getDirectory|FileSystemSyncAccessHandle/.test(r.err.message),
-    "no OPFS: storage 'opfs' is refused with SQLITE_CANTOPEN saying what is missing", JSON.stringify(r.err));
+  check(r.storage === 'memory' && r.rows[0].x === 42, "no OPFS: storage 'auto' falls back to memory, says so in db.storage, and works", JSON.stringify(r.rows) + ` in ${r.storage}`);
+  for (const [what, err] of [['the default storage', r.errDefault], ["storage 'opfs'", r.errOpfs]]) {
+    check(err && err.name === 'SqliteError' && err.code === 14 && /OPFS/.test(err.message) && /NotSupportedError|getDirectory|FileSystemSyncAccessHandle/.test(err.message) && /'auto'/.test(err.message),
+      `no OPFS: ${what} is refused with SQLITE_CANTOPEN saying what is missing and how to fall back`, JSON.stringify(err));
+  }
 }
 
 // Engine-independent tests, and the consumer app's build (used by every
@@ -508,6 +514,10 @@ async function testEngine(base) {
     if (want('pool')) await testPool(base);
     if (want('consumer') && consumer) await consumer.testConsumer({ check, withBrowser, engine: E });
     if (want('leak')) { await testLeak(base, false); await testLeak(base, true); }
+    if (want('multitab')) {
+      if (E.caps.opfs === true) await (await import('./multitab.mjs')).testMultiTab({ check, withBrowser, newPage, base });
+      else skip('multi-tab waiting and handover', E.caps.opfs);
+    }
     if (want('conformance')) {
       // The JS conformance suite (test/conformance/) over OPFS and memory.
       if (E.caps.opfs === true) await (await import('../conformance/browser.mjs')).testConformance({ check, withBrowser, base, engine: E.name });

@@ -1,7 +1,19 @@
 // Compiled by tsc (never run): uses the hand-written declarations the way
 // package users do, through the package's own exports map.
-import { open, SqliteError, type Database, type Row, type TempcryptStats } from 'sqlite-tempcrypt';
+import { open, SqliteError, type Database, type Row, type TempcryptStats, type SqlValue, type BatchResult, type Transaction, type Storage } from 'sqlite-tempcrypt';
 import * as w from 'sqlite-tempcrypt/worker';
+import { SqliteTempcryptDialect } from 'sqlite-tempcrypt/kysely';
+import { Kysely } from 'kysely';
+
+interface KyselyDB { person: { id: number; name: string } }
+async function kysely(): Promise<void> {
+  const k = new Kysely<KyselyDB>({ dialect: new SqliteTempcryptDialect({ database: () => open('k.db') }) });
+  const names: { name: string }[] = await k.selectFrom('person').select('name').execute();
+  // @ts-expect-error: no such column
+  await k.selectFrom('person').select('age').execute();
+  void names;
+}
+void kysely;
 
 async function main(): Promise<void> {
   const db: Database = await open('app.db', { storage: 'opfs' });
@@ -13,6 +25,33 @@ async function main(): Promise<void> {
   const n: number = changes;
   const id: number | bigint = lastInsertRowid;
   const img: Uint8Array = await db.export();
+  // rowMode and generic rows.
+  const arr: [number, string][] = await db.query<[number, string]>('SELECT 1, ?', ['a'], { rowMode: 'array' });
+  // @ts-expect-error: array rows are not objects
+  const wrong: Row[] = await db.query('SELECT 1', [], { rowMode: 'array' });
+  const st = await db.prepare<{ id: number; name: string }>('SELECT id, name FROM t WHERE id = ?');
+  const one: { id: number; name: string } | undefined = await st.get([1]);
+  const all: { id: number; name: string }[] = await st.all([1]);
+  const raw1: SqlValue[] | undefined = await st.get([1], { rowMode: 'array' });
+  for await (const r of st.iterate([1], { pageSize: 10 })) { const nm: string = r.name; void nm; }
+  const cols: string[] = st.columns();
+  await st.finalize();
+  for await (const r of db.iterate<[number]>('SELECT 1', [], { rowMode: 'array' })) { const v: number = r[0]; void v; }
+  const b: BatchResult[] = await db.batch([['INSERT INTO t VALUES (?)', [1]], 'SELECT 1']);
+  const ch: number = b[0].changes;
+  const total: number = await db.transaction(async (tx: Transaction) => {
+    await tx.run('INSERT INTO t VALUES (1)');
+    return tx.transaction(async (inner) => (await inner.query<{ n: number }>('SELECT 1 AS n'))[0].n);
+  });
+  await db.import(new Uint8Array(0));
+  await db.import(new Blob([]));
+  const stream: ReadableStream<Uint8Array> = db.exportStream({ pagesPerChunk: 16 });
+  const used: Storage = db.storage;
+  const heap: number = await db.heapSize();
+  await open('b.db', { storage: 'auto', import: await fetch('/seed.db'), setup: new URL('./fns.js', 'https://x/'), timeoutMs: 1000, lockTimeoutMs: 0 });
+  await open('d.db', { storage: 'file', dir: '/var/lib/app' });
+  // @ts-expect-error: no such storage
+  await open('c.db', { storage: 'disk' });
   const s: TempcryptStats = await db.tempcrypt.stats();
   const prev: boolean = await db.tempcrypt.setEnabled(false);
   await db.close();
@@ -20,10 +59,26 @@ async function main(): Promise<void> {
 
   const sdb: w.SyncDatabase = await w.open('app.db', { storage: 'memory', observer: (ev: w.StorageEvent) => { if (ev.op === 'write' && ev.temp) void ev.data?.length; } });
   const r2: w.Row[] = sdb.query('SELECT 1 AS one');
+  const sst: w.SyncStatement<{ one: number }> = sdb.prepare<{ one: number }>('SELECT 1 AS one');
+  const o: { one: number } | undefined = sst.get();
+  const a2: SqlValue[][] = sst.all([], { rowMode: 'array' });
+  for (const r of sst.iterate()) { const n2: number = r.one; void n2; }
+  sst.finalize();
+  sdb.function('twice', (x) => Number(x) * 2, { deterministic: true })
+    .aggregate('product', { start: 1, step: (acc: number, x) => acc * Number(x) })
+    .collation('rev', (a, b) => b.localeCompare(a));
+  sdb.timeoutMs = 100;
+  const t2: string = sdb.transaction((d) => { d.run('INSERT INTO t VALUES (1)'); return 'x'; });
+  const sb: w.BatchResult[] = sdb.batch(['SELECT 1']);
+  for (const r of sdb.iterate<[number]>('SELECT 1', [], { rowMode: 'array' })) { const v: number = r[0]; void v; }
+  await sdb.import(new Uint8Array(0));
+  const s2: ReadableStream<Uint8Array> = sdb.exportStream();
+  void [o, a2, t2, sb, s2];
   sdb.observe(null);
   const list: w.StoredFile[] = sdb.files.list();
   const raw: w.RawPoolFile[] = sdb.files.scan();
   sdb.close();
+  void [arr, wrong, one, all, raw1, cols, ch, total, stream, used, heap];
   void [rows, x, n, id, img, s, prev, r2, list, raw, w.opfsAvailable(), w.poolNameOf('a'), w.HEADER_SIZE];
 }
 void main;

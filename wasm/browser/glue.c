@@ -1,7 +1,10 @@
 /*
 ** Glue exported to the JS API (js/engine.js): start-up, tempcrypt counters
-** as doubles, and the table of result codes shared with opfs_library.js.
+** as doubles, the table of result codes shared with opfs_library.js, the
+** trampolines of user-defined functions and the per-call time limit.
 */
+#include <stdint.h>
+#include <emscripten.h>
 #include "opfs_vfs.h"
 #include "tempcrypt.h"
 
@@ -40,3 +43,65 @@ static const int aCode[] = {
 
 int tc_code_count(void){ return OPFS_RC_COUNT; }
 int tc_codes(int i){ return (i>=0 && i<OPFS_RC_COUNT) ? aCode[i] : -1; }
+
+/*
+** The API's user-defined functions, aggregates and collations: one C
+** trampoline of each kind calls JS (api_library.js) with the integer id
+** the JS side registered them under (kept as SQLite's user data).
+*/
+extern void tc_js_func(int kind, int id, sqlite3_context *ctx, int argc, sqlite3_value **argv);
+extern int tc_js_collate(int id, int n1, const void *z1, int n2, const void *z2);
+extern void tc_js_destroy(int id);
+
+#define TC_ID(p) ((int)(intptr_t)(p))
+#define TC_FUNC_SCALAR 0
+#define TC_FUNC_STEP   1
+#define TC_FUNC_FINAL  2
+
+static void tcFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  tc_js_func(TC_FUNC_SCALAR, TC_ID(sqlite3_user_data(ctx)), ctx, argc, argv);
+}
+static void tcStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  tc_js_func(TC_FUNC_STEP, TC_ID(sqlite3_user_data(ctx)), ctx, argc, argv);
+}
+static void tcFinal(sqlite3_context *ctx){
+  tc_js_func(TC_FUNC_FINAL, TC_ID(sqlite3_user_data(ctx)), ctx, 0, 0);
+}
+static void tcDestroy(void *p){ tc_js_destroy(TC_ID(p)); }
+static int tcCompare(void *p, int n1, const void *z1, int n2, const void *z2){
+  return tc_js_collate(TC_ID(p), n1, z1, n2, z2);
+}
+
+/* flags: SQLITE_DETERMINISTIC, SQLITE_DIRECTONLY...; on failure SQLite
+** calls tcDestroy itself. */
+int tc_create_function(sqlite3 *db, const char *zName, int nArg, int flags,
+                       int id, int isAggregate){
+  void *p = (void*)(intptr_t)id;
+  return sqlite3_create_function_v2(db, zName, nArg, SQLITE_UTF8|flags, p,
+      isAggregate ? 0 : tcFunc, isAggregate ? tcStep : 0,
+      isAggregate ? tcFinal : 0, tcDestroy);
+}
+
+int tc_create_collation(sqlite3 *db, const char *zName, int id){
+  return sqlite3_create_collation_v2(db, zName, SQLITE_UTF8,
+      (void*)(intptr_t)id, tcCompare, tcDestroy);
+}
+
+/*
+** A time limit per call: a progress handler (every 1000 VM instructions)
+** that makes the statement fail with SQLITE_INTERRUPT once the deadline
+** has passed.  ms<=0 removes it.  One connection per wasm instance.
+*/
+static double tcDeadline = 0;
+static int tcProgress(void *p){
+  (void)p;
+  return emscripten_get_now() >= tcDeadline;
+}
+void tc_set_deadline(sqlite3 *db, double ms){
+  if( ms>0 ){
+    tcDeadline = emscripten_get_now() + ms;
+    sqlite3_progress_handler(db, 1000, tcProgress, 0);
+  }else{
+    sqlite3_progress_handler(db, 0, 0, 0);
+  }
+}

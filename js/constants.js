@@ -1,0 +1,42 @@
+// SQLite's numbers that the JS side uses (result codes, open and prepare
+// flags, column types), named once here (values from sqlite3.h).
+
+// Result codes.
+export const SQLITE_OK = 0;
+export const SQLITE_ERROR = 1;
+export const SQLITE_BUSY = 5;
+export const SQLITE_NOMEM = 7;
+export const SQLITE_INTERRUPT = 9;
+export const SQLITE_IOERR = 10;
+export const SQLITE_CORRUPT = 11;
+export const SQLITE_FULL = 13;
+export const SQLITE_CANTOPEN = 14;
+export const SQLITE_MISUSE = 21;
+export const SQLITE_RANGE = 25;
+export const SQLITE_NOTADB = 26;
+export const SQLITE_ROW = 100;
+export const SQLITE_DONE = 101;
+
+// sqlite3_open_v2() / xOpen flags.
+export const SQLITE_OPEN_READONLY = 0x1;
+export const SQLITE_OPEN_READWRITE = 0x2;
+export const SQLITE_OPEN_CREATE = 0x4;
+export const SQLITE_OPEN_DELETEONCLOSE = 0x8;
+export const SQLITE_OPEN_MAIN_DB = 0x100;
+export const SQLITE_OPEN_EXRESCODE = 0x02000000;
+
+// sqlite3_prepare_v3() flags.
+export const SQLITE_PREPARE_PERSISTENT = 0x01;
+
+// Column types (sqlite3_column_type).
+export const SQLITE_INTEGER = 1;
+export const SQLITE_FLOAT = 2;
+export const SQLITE_TEXT = 3;
+export const SQLITE_BLOB = 4;
+
+// sqlite3_create_function_v2() flags.
+export const SQLITE_DETERMINISTIC = 0x800;
+export const SQLITE_DIRECTONLY = 0x80000;
+
+// Destructor argument: SQLite copies the value.
+export const SQLITE_TRANSIENT = -1;

@@ -1,0 +1,140 @@
+// Storage backend over real files in Node (storage 'file'): the contract
+// of js/backend.d.ts over node:fs.  Database names are paths relative to
+// `dir`; SQLite's journal sits next to its database.  A temp file is a real
+// file `.sqlite-tempcrypt-tmp-<pid>-<n>` in `dir` (ciphertext, as tempcrypt
+// encrypts every temp file), deleted when SQLite closes it; after a crash
+// the leftovers stay (their key died with the process) and wipeLeftovers()
+// removes them at the next open.
+
+import { SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE } from './constants.js';
+const TEMP_PREFIX = '.sqlite-tempcrypt-tmp-';
+
+function withCode(e, code) {
+  return Object.assign(e instanceof Error ? e : new Error(String(e)), { sqliteCode: code });
+}
+
+export class FileBackend {
+  // fs and path: node:fs and node:path (loaded by create(), so that this
+  // module itself imports nothing Node-only).
+  constructor(dir, fs, path) {
+    this.kind = 'file';
+    this.fs = fs;
+    this.pathMod = path;
+    this.dir = path.resolve(dir);
+    this.open = new Set();       // handles
+    this.nextTemp = 0;
+    this.written = new Set();    // every path written to (inspection)
+    this.wipedAtOpen = [];
+  }
+
+  static async create(dir = '.') {
+    const fsName = 'node:fs', pathName = 'node:path';
+    const fs = await import(/* @vite-ignore */ fsName);
+    const path = await import(/* @vite-ignore */ pathName);
+    fs.mkdirSync(path.resolve(dir), { recursive: true });
+    const b = new FileBackend(dir, fs, path);
+    b.wipeLeftovers();
+    return b;
+  }
+
+  // SQLite's "/name" -> a path under dir (no way out of it).
+  resolve(name) {
+    const rel = name.replace(/^\/+/, '');
+    if (rel === '' || rel.split(/[\\/]/).includes('..')) throw withCode(new Error(`bad file name: ${name}`), SQLITE_CANTOPEN);
+    return this.pathMod.join(this.dir, rel);
+  }
+
+  // Temp files of a process that did not close them (crash): remove.
+  wipeLeftovers() {
+    for (const f of this.fs.readdirSync(this.dir)) {
+      if (!f.startsWith(TEMP_PREFIX)) continue;
+      const m = /^\.sqlite-tempcrypt-tmp-(\d+)-/.exec(f);
+      if (m && Number(m[1]) === process.pid) continue;
+      const p = this.pathMod.join(this.dir, f);
+      this.wipedAtOpen.push({ path: p, flags: 0, size: this.fs.statSync(p).size });
+      this.fs.rmSync(p, { force: true });
+    }
+  }
+
+  xOpen(name, flags) {
+    const { fs } = this;
+    const temp = name === null;
+    const path = temp ? this.pathMod.join(this.dir, `${TEMP_PREFIX}${process.pid}-${++this.nextTemp}`) : this.resolve(name);
+    const C = fs.constants;
+    const mode = flags & SQLITE_OPEN_READONLY ? C.O_RDONLY : C.O_RDWR | (flags & SQLITE_OPEN_CREATE || temp ? C.O_CREAT : 0);
+    let fd;
+    try {
+      fd = fs.openSync(path, temp ? mode | C.O_TRUNC : mode, 0o600);
+    } catch (e) {
+      throw withCode(e, e.code === 'ENOSPC' || e.code === 'EDQUOT' ? SQLITE_FULL : SQLITE_CANTOPEN);
+    }
+    const h = { fd, name: temp ? path : name, path, flags, temp };
+    this.open.add(h);
+    return h;
+  }
+
+  xClose(h) {
+    if (!this.open.delete(h)) return;
+    this.fs.closeSync(h.fd);
+    if (h.temp || h.flags & SQLITE_OPEN_DELETEONCLOSE) this.fs.rmSync(h.path, { force: true });
+  }
+
+  xRead(h, buf, offset) {
+    let n = 0;
+    while (n < buf.length) {
+      const got = this.fs.readSync(h.fd, buf, n, buf.length - n, offset + n);
+      if (got === 0) break;
+      n += got;
+    }
+    return n;
+  }
+
+  xWrite(h, buf, offset) {
+    let n = 0;
+    try {
+      while (n < buf.length) n += this.fs.writeSync(h.fd, buf, n, buf.length - n, offset + n);
+    } catch (e) {
+      if (e.code === 'ENOSPC' || e.code === 'EDQUOT') throw withCode(e, SQLITE_FULL);
+      throw e;
+    }
+    if (!this.written.has(h.path)) this.written.add(h.path);
+  }
+
+  xTruncate(h, size) { this.fs.ftruncateSync(h.fd, size); }
+  xSync(h) { this.fs.fsyncSync(h.fd); }
+  xSize(h) { return this.fs.fstatSync(h.fd).size; }
+
+  xDelete(name) {
+    try {
+      this.fs.unlinkSync(this.resolve(name));
+      return true;
+    } catch (e) {
+      if (e.code === 'ENOENT') return false;
+      throw e;
+    }
+  }
+
+  xAccess(name) { return this.fs.existsSync(this.resolve(name)); }
+
+  // Open files, named ones by SQLite's name.
+  list() {
+    return [...this.open].map((h) => ({ file: h.path, path: h.temp ? null : h.name, flags: h.flags, size: this.fs.fstatSync(h.fd).size }));
+  }
+
+  // Raw bytes of every file written through this backend that still exists.
+  scan() {
+    const out = [];
+    for (const p of this.written) {
+      if (!this.fs.existsSync(p)) continue;
+      const h = [...this.open].find((x) => x.path === p);
+      out.push({ file: p, path: h && !h.temp ? h.name : null, flags: h ? h.flags : 0, bytes: new Uint8Array(this.fs.readFileSync(p)) });
+    }
+    return out;
+  }
+
+  async reserve() {}
+
+  close() {
+    for (const h of [...this.open]) this.xClose(h);
+  }
+}

@@ -1,0 +1,118 @@
+// sqlite-tempcrypt/kysely: a Kysely dialect over the main-thread API.
+//
+//   import { Kysely } from 'kysely';
+//   import { open } from 'sqlite-tempcrypt';
+//   import { SqliteTempcryptDialect } from 'sqlite-tempcrypt/kysely';
+//   const db = new Kysely({ dialect: new SqliteTempcryptDialect({ database: () => open('app.db') }) });
+//
+// One connection (the Database); Kysely's transactions run inside
+// db.transaction(), so other callers of the same Database wait for them.
+
+import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, RawNode, IdentifierNode, createQueryId } from 'kysely';
+
+export class SqliteTempcryptDialect {
+  // database: a Database, or a function resolving to one (called once).
+  constructor({ database }) {
+    if (!database) throw new TypeError('SqliteTempcryptDialect needs { database }');
+    this.database = database;
+  }
+  createDriver() { return new SqliteTempcryptDriver(this.database); }
+  createQueryCompiler() { return new SqliteQueryCompiler(); }
+  createAdapter() { return new SqliteAdapter(); }
+  createIntrospector(db) { return new SqliteIntrospector(db); }
+}
+
+const ROLLBACK = Symbol('rollback');
+
+class SqliteTempcryptDriver {
+  constructor(database) {
+    this.database = database;
+    this.db = null;
+    this.conn = null;
+    this.queue = Promise.resolve();
+  }
+
+  async init() {
+    this.db = typeof this.database === 'function' ? await this.database() : this.database;
+    this.conn = new Connection(this.db);
+  }
+
+  // One connection, handed out to one Kysely user at a time.
+  async acquireConnection() {
+    let release;
+    const mine = new Promise((r) => { release = r; });
+    const before = this.queue;
+    this.queue = before.then(() => mine);
+    await before;
+    this.conn.release = release;
+    return this.conn;
+  }
+
+  async releaseConnection(conn) {
+    const release = conn.release;
+    conn.release = null;
+    release();
+  }
+
+  // A db.transaction() that stays open until commit or rollback.
+  async beginTransaction(conn) {
+    let finish, started;
+    const done = new Promise((r) => { finish = r; });
+    const ready = new Promise((r) => { started = r; });
+    conn.tx = this.db.transaction(async (tx) => {
+      conn.target = tx;
+      started();
+      if (!(await done)) throw ROLLBACK;
+    });
+    conn.finish = finish;
+    await Promise.race([ready, conn.tx]);
+  }
+
+  async commitTransaction(conn) { await this.endTransaction(conn, true); }
+  async rollbackTransaction(conn) { await this.endTransaction(conn, false); }
+
+  async endTransaction(conn, commit) {
+    conn.finish(commit);
+    try {
+      await conn.tx;
+    } catch (e) {
+      if (e !== ROLLBACK) throw e;
+    } finally {
+      conn.target = conn.db;
+      conn.tx = null;
+    }
+  }
+
+  // Savepoints inside a transaction (Kysely quotes the name).
+  savepoint(conn, name, compile) { return this.savepointCommand(conn, 'savepoint', name, compile); }
+  rollbackToSavepoint(conn, name, compile) { return this.savepointCommand(conn, 'rollback to', name, compile); }
+  releaseSavepoint(conn, name, compile) { return this.savepointCommand(conn, 'release', name, compile); }
+  async savepointCommand(conn, command, name, compile) {
+    const node = RawNode.createWithChildren([RawNode.createWithSql(`${command} `), IdentifierNode.create(name)]);
+    await conn.target.exec(compile(node, createQueryId()).sql);
+  }
+
+  async destroy() {
+    if (this.db && typeof this.database === 'function') await this.db.close();
+  }
+}
+
+class Connection {
+  constructor(db) {
+    this.db = db;
+    this.target = db;   // the Database, or the transaction's tx
+    this.release = null;
+  }
+
+  // One statement, one message: rows and changes together.
+  async executeQuery(compiled) {
+    const [res] = await this.target.batch([[compiled.sql, [...compiled.parameters]]]);
+    return { rows: res.rows, numAffectedRows: BigInt(res.changes), insertId: BigInt(res.lastInsertRowid) };
+  }
+
+  async * streamQuery(compiled, chunkSize) {
+    for await (const row of this.target.iterate(compiled.sql, [...compiled.parameters], { pageSize: chunkSize || 256 })) {
+      yield { rows: [row] };
+    }
+  }
+}
