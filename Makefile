@@ -28,9 +28,10 @@ SQLITE_DEFS ?= -DSQLITE_THREADSAFE=1 -DSQLITE_TEMP_STORE=1 \
 # (DISTINCT, ORDER BY ... LIMIT) take these compile-time defaults whatever
 # the PRAGMAs say.  A database's own page size is in its header, so files
 # made with 4096-byte pages open as before.
+# (No SQLITE_OMIT_PROGRESS_CALLBACK: the API's timeoutMs is a progress handler.)
 WASM_SQLITE_DEFS ?= -DSQLITE_DEFAULT_PAGE_SIZE=8192 -DSQLITE_DEFAULT_CACHE_SIZE=-16384 \
     -DSQLITE_DQS=0 -DSQLITE_LIKE_DOESNT_MATCH_BLOBS -DSQLITE_OMIT_DEPRECATED \
-    -DSQLITE_OMIT_SHARED_CACHE -DSQLITE_OMIT_PROGRESS_CALLBACK -DSQLITE_OMIT_UTF16 \
+    -DSQLITE_OMIT_SHARED_CACHE -DSQLITE_OMIT_UTF16 \
     -DSQLITE_STRICT_SUBTYPE=1
 # The shell registers tempcrypt as the default VFS before anything else.
 SHELL_DEFS  ?= -DSQLITE_SHELL_INIT_PROC=sqlite3_tempcrypt_shell_init

@@ -52,6 +52,9 @@ export async function start(profile, { viewport = { width: 1280, height: 800 }, 
   const browser = await puppeteer.launch({
     browser: 'firefox', executablePath: BIN, headless: true, userDataDir: profile,
     defaultViewport: viewport, extraPrefsFirefox: prefs,
+    // One evaluate may run a whole suite in the page (the conformance
+    // suite takes minutes on a loaded 2-core machine); 180 s is too short.
+    protocolTimeout: 20 * 60 * 1000,
   });
   return {
     version: await browser.version(),
