@@ -23,6 +23,13 @@ export const SQLITE_OPEN_READWRITE = 0x2;
 export const SQLITE_OPEN_CREATE = 0x4;
 export const SQLITE_OPEN_DELETEONCLOSE = 0x8;
 export const SQLITE_OPEN_MAIN_DB = 0x100;
+export const SQLITE_OPEN_TEMP_DB = 0x200;
+export const SQLITE_OPEN_TRANSIENT_DB = 0x400;
+export const SQLITE_OPEN_MAIN_JOURNAL = 0x800;
+export const SQLITE_OPEN_TEMP_JOURNAL = 0x1000;
+export const SQLITE_OPEN_SUBJOURNAL = 0x2000;
+export const SQLITE_OPEN_SUPER_JOURNAL = 0x4000;
+export const SQLITE_OPEN_WAL = 0x80000;
 export const SQLITE_OPEN_EXRESCODE = 0x02000000;
 
 // sqlite3_prepare_v3() flags.

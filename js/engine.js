@@ -98,12 +98,20 @@ export class Engine {
   tempcryptStats(reset = false) {
     const M = this.M;
     this.bridge.lastError = null;
-    const p = this.malloc(8 * 9);
+    // The names and their order come from tempcrypt.h (tc_stat_name);
+    // STATS_FIELDS, the typed list, must match them.
+    if (!this.statNames) {
+      const names = Array.from({ length: M._tc_stat_count() }, (_, i) => M.UTF8ToString(M._tc_stat_name(i)));
+      if (names.join() !== STATS_FIELDS.join()) throw new Error(`STATS_FIELDS (${STATS_FIELDS}) out of step with tempcrypt.h (${names})`);
+      this.statNames = names;
+    }
+    const n = this.statNames.length;
+    const p = this.malloc(8 * n);
     try {
       M._tc_stats(p, reset ? 1 : 0);
-      const a = new Float64Array(M.HEAPU8.buffer, p, 9);
+      const a = new Float64Array(M.HEAPU8.buffer, p, n);
       const out = {};
-      STATS_FIELDS.forEach((k, i) => { out[k] = a[i]; });
+      this.statNames.forEach((k, i) => { out[k] = a[i]; });
       return out;
     } finally {
       M._free(p);

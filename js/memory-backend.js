@@ -1,6 +1,7 @@
 // Storage backend that keeps every file in a growable Uint8Array.  Used for
 // storage 'memory' (any environment, including Node); nothing persists past
 // the Worker or process.  Same typed interface as the OPFS pool.
+import { SQLITE_CANTOPEN, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE } from './constants.js';
 
 export class MemoryBackend {
   constructor() {
@@ -17,7 +18,7 @@ export class MemoryBackend {
     }
     let file = this.files.get(name);
     if (!file) {
-      if (!(flags & 0x4)) throw Object.assign(new Error(`no such file: ${name}`), { sqliteCode: 14 });
+      if (!(flags & SQLITE_OPEN_CREATE)) throw Object.assign(new Error(`no such file: ${name}`), { sqliteCode: SQLITE_CANTOPEN });
       file = { name, data: new Uint8Array(0), size: 0, flags };
       this.files.set(name, file);
     }
@@ -30,7 +31,7 @@ export class MemoryBackend {
     if (file.temp) {
       file.data = new Uint8Array(0);
       file.size = 0;
-    } else if (file.flags & 0x8 && this.files.get(file.name) === file) {
+    } else if (file.flags & SQLITE_OPEN_DELETEONCLOSE && this.files.get(file.name) === file) {
       this.xDelete(file.name);
     }
   }

@@ -14,15 +14,19 @@
 // 'sqlite-tempcrypt:<pool name>' at open (waiting up to lockTimeoutMs) and
 // keeps it until close(); a second tab opening the same pool gets a
 // SQLITE_BUSY error that says why once that time is up.  (Access handles are exclusive too.)
+import {
+  SQLITE_BUSY, SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN,
+  SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB, SQLITE_OPEN_MAIN_JOURNAL,
+  SQLITE_OPEN_SUPER_JOURNAL, SQLITE_OPEN_WAL,
+} from './constants.js';
 
 export const HEADER_SIZE = 4096;
-const MAGIC = 0x31504354;          // 'TCP1' little-endian
+export const MAGIC = 0x31504354;   // 'TCP1' little-endian
 // A path's room in the header (after magic, flags, length, checksum).  The
 // VFS's mxPathname (opfs_vfs.c) stays well under it, suffixes included.
 const PATH_MAX = HEADER_SIZE - 16;
-const OPEN_CREATE = 0x4, OPEN_DELETEONCLOSE = 0x8, OPEN_MAIN_DB = 0x100,
-  OPEN_MAIN_JOURNAL = 0x800, OPEN_SUPER_JOURNAL = 0x4000, OPEN_WAL = 0x80000;
-const PERSISTENT = OPEN_MAIN_DB | OPEN_MAIN_JOURNAL | OPEN_SUPER_JOURNAL | OPEN_WAL;
+// Files that outlive a connection (never wiped as temp leftovers).
+export const PERSISTENT = SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_SUPER_JOURNAL | SQLITE_OPEN_WAL;
 export const POOL_ROOT = '.sqlite-tempcrypt';
 
 const encoder = new TextEncoder();
@@ -40,7 +44,7 @@ function fnv1a(bytes, n) {
 
 // A slot is free when its header holds no path.
 function isTempSlot(flags) {
-  return (flags & OPEN_DELETEONCLOSE) !== 0 || (flags & PERSISTENT) === 0;
+  return (flags & SQLITE_OPEN_DELETEONCLOSE) !== 0 || (flags & PERSISTENT) === 0;
 }
 
 export function opfsAvailable() {
@@ -56,9 +60,9 @@ export const LOCK_PREFIX = 'sqlite-tempcrypt:';
 function lockPool(name, timeoutMs = 0) {
   const lockName = LOCK_PREFIX + name;
   if (!navigator.locks?.request) {
-    return Promise.reject(sqliteError(14, 'the Web Locks API (navigator.locks) is not available here; the OPFS pool needs it'));
+    return Promise.reject(sqliteError(SQLITE_CANTOPEN, 'the Web Locks API (navigator.locks) is not available here; the OPFS pool needs it'));
   }
-  const busy = () => sqliteError(5, `database pool "${name}" is in use by another tab or worker (it holds the Web Lock "${lockName}"${timeoutMs > 0 ? `; waited ${timeoutMs} ms` : ''})`);
+  const busy = () => sqliteError(SQLITE_BUSY, `database pool "${name}" is in use by another tab or worker (it holds the Web Lock "${lockName}"${timeoutMs > 0 ? `; waited ${timeoutMs} ms` : ''})`);
   const options = timeoutMs > 0 ? { signal: AbortSignal.timeout(timeoutMs) } : { ifAvailable: true };
   return new Promise((resolve, reject) => {
     navigator.locks.request(lockName, options, (lock) => {
@@ -75,7 +79,7 @@ export class OpfsPool {
   // Open (creating if needed) the pool in directory POOL_ROOT/<name>.
   static async open(name, { minFree = 16, lockTimeoutMs = 0 } = {}) {
     if (!opfsAvailable()) {
-      throw sqliteError(14, 'OPFS with FileSystemSyncAccessHandle is not available here (it needs a dedicated Worker in a browser that supports OPFS)');
+      throw sqliteError(SQLITE_CANTOPEN, 'OPFS with FileSystemSyncAccessHandle is not available here (it needs a dedicated Worker in a browser that supports OPFS)');
     }
     // The pool's Web Lock, held until close(): two tabs opening a new
     // (empty) pool at once would otherwise both succeed, as neither finds
@@ -103,7 +107,7 @@ export class OpfsPool {
     } catch (e) {
       await pool.close();
       if (e && (e.name === 'NoModificationAllowedError' || e.name === 'InvalidStateError')) {
-        throw sqliteError(5, `database pool "${name}" is in use by another tab or worker (its OPFS files are locked): ${e.message}`);
+        throw sqliteError(SQLITE_BUSY, `database pool "${name}" is in use by another tab or worker (its OPFS files are locked): ${e.message}`);
       }
       throw e;
     }
@@ -148,7 +152,7 @@ export class OpfsPool {
     h.fill(0);
     if (path !== null) {
       const bytes = encoder.encode(path);
-      if (bytes.length > PATH_MAX) throw sqliteError(14, `file name too long for the OPFS pool: ${path}`);
+      if (bytes.length > PATH_MAX) throw sqliteError(SQLITE_CANTOPEN, `file name too long for the OPFS pool: ${path}`);
       const dv = new DataView(h.buffer);
       dv.setUint32(0, MAGIC, true);
       dv.setUint32(4, flags, true);
@@ -175,7 +179,7 @@ export class OpfsPool {
     if (hdr && !isTempSlot(hdr.flags)) {
       const other = this.byPath.get(hdr.path);
       if (other) {
-        throw sqliteError(11, `OPFS pool "${this.name}" is corrupt: files ${other.fname} and ${fname} both hold ${hdr.path}`);
+        throw sqliteError(SQLITE_CORRUPT, `OPFS pool "${this.name}" is corrupt: files ${other.fname} and ${fname} both hold ${hdr.path}`);
       }
       slot.path = hdr.path;
       slot.flags = hdr.flags;
@@ -200,7 +204,7 @@ export class OpfsPool {
   checkDamaged() {
     if (this.damaged.length === 0) return;
     const files = this.damaged.map((d) => `${d.file} (${d.size} bytes of data, ${d.why})`).join(', ');
-    throw sqliteError(11, `OPFS pool "${this.name}" has pool files with a damaged header: ${files}. ` +
+    throw sqliteError(SQLITE_CORRUPT, `OPFS pool "${this.name}" has pool files with a damaged header: ${files}. ` +
       `They may hold the database or its journal, so the pool is not opened and nothing was changed; ` +
       `copy them out of OPFS ${POOL_ROOT}/${this.name}/ and remove them, or deletePool("${this.name}") to discard the database`);
   }
@@ -246,17 +250,17 @@ export class OpfsPool {
   xOpen(name, flags) {
     let slot = name !== null ? this.byPath.get(name) : undefined;
     if (!slot) {
-      if (name !== null && !(flags & OPEN_CREATE)) throw sqliteError(14, `no such file in the OPFS pool: ${name}`);
+      if (name !== null && !(flags & SQLITE_OPEN_CREATE)) throw sqliteError(SQLITE_CANTOPEN, `no such file in the OPFS pool: ${name}`);
       const path = name !== null ? name : `/tmp/${this.nextTemp + 1}`;
-      if (encoder.encode(path).length > PATH_MAX) throw sqliteError(14, `file name too long for the OPFS pool: ${path}`);
+      if (encoder.encode(path).length > PATH_MAX) throw sqliteError(SQLITE_CANTOPEN, `file name too long for the OPFS pool: ${path}`);
       slot = this.free.pop();
       if (!slot) {
         const cause = this.reserveError;
         if (cause) {
           const quota = cause.name === 'QuotaExceededError';
-          throw Object.assign(sqliteError(quota ? 13 : 14, `the OPFS pool "${this.name}" has no free file (all ${this.slots.length} in use) because creating more failed: ${cause.name}: ${cause.message}`), { cause });
+          throw Object.assign(sqliteError(quota ? SQLITE_FULL : SQLITE_CANTOPEN, `the OPFS pool "${this.name}" has no free file (all ${this.slots.length} in use) because creating more failed: ${cause.name}: ${cause.message}`), { cause });
         }
-        throw sqliteError(14, `the OPFS pool "${this.name}" has no free file (all ${this.slots.length} in use); open it with a larger minFree or await reserve(n) first`);
+        throw sqliteError(SQLITE_CANTOPEN, `the OPFS pool "${this.name}" has no free file (all ${this.slots.length} in use); open it with a larger minFree or await reserve(n) first`);
       }
       slot.gen++;
       slot.path = path;
@@ -280,13 +284,13 @@ export class OpfsPool {
   xClose(h) {
     // A temp file, or a file deleted on close, frees its slot (unless the
     // slot was already deleted and handed to another file meanwhile).
-    if ((h.flags & OPEN_DELETEONCLOSE || h.temp) && h.slot.gen === h.gen) this.release(h.slot);
+    if ((h.flags & SQLITE_OPEN_DELETEONCLOSE || h.temp) && h.slot.gen === h.gen) this.release(h.slot);
   }
 
   // The access handle of an open file, unless the file was deleted while
   // open (its pool file may hold another file by now).
   live(h) {
-    if (h.slot.gen !== h.gen) throw sqliteError(10, `${h.name} was deleted while open; its OPFS pool file is no longer its own`);
+    if (h.slot.gen !== h.gen) throw sqliteError(SQLITE_IOERR, `${h.name} was deleted while open; its OPFS pool file is no longer its own`);
     return h.slot.ah;
   }
 
@@ -303,7 +307,7 @@ export class OpfsPool {
     const n = ah.write(buf, this.at);
     // A short write is a full disk or quota (Firefox returns one where
     // Chromium throws QuotaExceededError): SQLITE_FULL, as SQLite's unix VFS.
-    if (n !== buf.length) throw sqliteError(13, `short write to ${h.name}: ${n} of ${buf.length} bytes (storage full or over its quota)`);
+    if (n !== buf.length) throw sqliteError(SQLITE_FULL, `short write to ${h.name}: ${n} of ${buf.length} bytes (storage full or over its quota)`);
   }
 
   xTruncate(h, size) {

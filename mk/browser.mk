@@ -30,7 +30,7 @@ BROWSER_SQLITE_DEFS += $(WASM_SQLITE_DEFS)
 BROWSER_CFLAGS := $(BROWSER_OPT) -msimd128 -I$(SQLITE_DIR) -Isrc -Iwasm/browser
 
 # Only what js/ calls.
-BROWSER_EXPORT_LIST := malloc free tc_init tc_stats tc_codes tc_code_count \
+BROWSER_EXPORT_LIST := malloc free tc_init tc_stats tc_stat_count tc_stat_name tc_codes tc_code_count \
     sqlite3_tempcrypt_set_enabled sqlite3_open_v2 sqlite3_close_v2 \
     sqlite3_errmsg sqlite3_errstr sqlite3_extended_errcode \
     sqlite3_prepare_v3 sqlite3_finalize sqlite3_step \

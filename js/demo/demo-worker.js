@@ -6,6 +6,7 @@
 //               { cmd: 'run', marker, workload, rows, enabled }
 // Messages out: { ok: true, ... } or { ok: false, error, code }
 import { open, probeOpfs, deletePool, POOL_ROOT } from '../../dist/worker.js';
+import { SQLITE_OPEN_MAIN_DB, SQLITE_OPEN_MAIN_JOURNAL, SQLITE_OPEN_SUPER_JOURNAL, SQLITE_OPEN_WAL } from '../../dist/constants.js';
 import { countIn, markAll, entropy, sampleRows, makeSpy } from './analysis.js';
 import { PRAGMAS, SETUP_SQL, FILLER, WORKLOADS } from './workloads.js';
 
@@ -16,8 +17,8 @@ const enc = new TextEncoder();
 // What a pool file holds, from the open flags it was opened with.
 function classOf({ path, flags }) {
   if (path === null) return 'free';
-  if (flags & 0x100) return 'main-db';
-  if (flags & (0x800 | 0x4000 | 0x80000)) return 'journal';
+  if (flags & SQLITE_OPEN_MAIN_DB) return 'main-db';
+  if (flags & (SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_SUPER_JOURNAL | SQLITE_OPEN_WAL)) return 'journal';
   return 'temp';
 }
 

@@ -9,6 +9,8 @@
 import { serve } from './server.mjs';
 import { selectEngines, launchEngine, freshProfile as newProfile } from './engines.mjs';
 import { checks } from './checks.mjs';
+import { MAGIC, PERSISTENT } from '../../js/opfs-pool.js';
+import { SQLITE_OPEN_DELETEONCLOSE } from '../../js/constants.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -101,7 +103,6 @@ function inWorker(page, msg) {
 // default/<origin>/fs/).  Pool files start with our header ('TCP1', flags):
 // main database and journal may hold the marker by design; every other
 // file (temp, free, unknown) must not.
-const PERSISTENT = 0x100 | 0x800 | 0x4000 | 0x80000;
 function rawScan(profile, base, marker) {
   const needle = Buffer.from(marker);
   const dir = E.opfsDir(profile, base);
@@ -116,10 +117,10 @@ function rawScan(profile, base, marker) {
       out.files++; out.bytes += buf.length;
       let hits = 0;
       for (let i = buf.indexOf(needle); i >= 0; i = buf.indexOf(needle, i + 1)) hits++;
-      const isPool = buf.length >= 16 && buf.readUInt32LE(0) === 0x31504354;
+      const isPool = buf.length >= 16 && buf.readUInt32LE(0) === MAGIC;
       if (isPool) out.poolFiles++;
       const flags = isPool ? buf.readUInt32LE(4) : 0;
-      const persistent = isPool && (flags & PERSISTENT) && !(flags & 0x8);
+      const persistent = isPool && (flags & PERSISTENT) && !(flags & SQLITE_OPEN_DELETEONCLOSE);
       if (persistent) out.persistentHits += hits; else out.tempHits += hits;
       if (hits) out.where.push(`${path.relative(dir, p)} (${buf.length} B, ${persistent ? 'persistent' : 'temp/other'} flags=0x${flags.toString(16)}): ${hits}`);
     }

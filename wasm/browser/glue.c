@@ -20,19 +20,27 @@ int tc_init(void){
   return rc;
 }
 
-/* Copy the counters into a[0..8] as doubles (exact below 2^53). */
+/* The counters in the order of SQLITE_TEMPCRYPT_STATS (tempcrypt.h), as
+** doubles (exact below 2^53), into a[0 .. tc_stat_count()-1]. */
 void tc_stats(double *a, int reset){
   struct sqlite3_tempcrypt_stats s;
+  int i = 0;
   sqlite3_tempcrypt_stats(&s, reset);
-  a[0] = (double)s.nFileEncrypted;
-  a[1] = (double)s.nFilePlain;
-  a[2] = (double)s.nLogicalWrite;
-  a[3] = (double)s.nLogicalRead;
-  a[4] = (double)s.nPhysicalWrite;
-  a[5] = (double)s.nPhysicalRead;
-  a[6] = (double)s.nEnciphered;
-  a[7] = (double)s.nBlockRmw;
-  a[8] = (double)s.nFailedBlockRead;
+#define TC_STAT_OUT(name, doc) a[i++] = (double)s.name;
+  SQLITE_TEMPCRYPT_STATS(TC_STAT_OUT)
+#undef TC_STAT_OUT
+}
+
+/* How many counters there are, and the name of counter i: the JS side
+** reads both from here. */
+int tc_stat_count(void){ return SQLITE_TEMPCRYPT_NSTATS; }
+const char *tc_stat_name(int i){
+  static const char *const azName[] = {
+#define TC_STAT_NAME(name, doc) #name,
+    SQLITE_TEMPCRYPT_STATS(TC_STAT_NAME)
+#undef TC_STAT_NAME
+  };
+  return (i>=0 && i<SQLITE_TEMPCRYPT_NSTATS) ? azName[i] : 0;
 }
 
 static const int aCode[] = {
