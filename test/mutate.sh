@@ -31,11 +31,11 @@ MUT=(
 "offset shifted by one block|tempcrypt.c|s#^  return k\*(i64)(p->szBlock + TC_HDR);\$#  return (k+1)*(i64)(p->szBlock + TC_HDR);#"
 "failed write not zeroed (size kept)|tempcrypt.c|s#^  p->iSize = iOldSize;\$#  /* size kept */#"
 "failed write: leftovers not truncated|tempcrypt.c|s#^  if( pSub->pMethods->xTruncate(pSub, tcPhysSize(p, iOldSize))!=SQLITE_OK ){\$#  if( 0 ){#"
-"failed block stays readable|tempcrypt.c|s#^    if( !bAppend \&\& nValid>0 ) tcMarkFailed(p, k);\$#    /* not marked */#"
+"half-written block never repaired|tempcrypt.c|s#^      p->bPending = 1;\$#      p->bPending = 0;#"
 "key not wiped on close|tempcrypt.c|s#^  tempcrypt_wipe(p->aKey, sizeof(p->aKey));\$#  /* no wipe */#"
 "getentropy error ignored|tempcrypt.c|s#^    if( TC_ENTROPY(p->aKey, sizeof(p->aKey))!=0 ){\$#    if( (TC_ENTROPY(p->aKey, sizeof(p->aKey)), 0) ){#"
 "wrong quarter-round rotation (7->8)|chacha20.c|s#^  c += d;  b = ROTL32(b ^ c,  7)\$#  c += d;  b = ROTL32(b ^ c,  8)#"
-"mmap left on for encrypted files|tempcrypt.c|s#^  if( p->bCrypt || pFile->pMethods->iVersion<3 ){\$#  if( pFile->pMethods->iVersion<3 ){#; s#^  if( p->bCrypt || pFile->pMethods->iVersion<3 ) return SQLITE_OK;\$#  if( pFile->pMethods->iVersion<3 ) return SQLITE_OK;#; s#^      case SQLITE_FCNTL_MMAP_SIZE:\$#      case -424242:#"
+"mmap left on for encrypted files|tempcrypt.c|s#^  if( p->bCrypt ) return \&tc_io_methods_v1;\$#  (void)0;#; s#^      case SQLITE_FCNTL_MMAP_SIZE: {\$#      case -424242: {#"
 "named files through the cipher|tempcrypt.c|s#^  if( zName==0 \&\& TC_LOAD(tcEnabled) ){\$#  if( TC_LOAD(tcEnabled) ){#"
 "counter dropped on truncate|tempcrypt.c|s#^  p->iSize = size;\$#  p->iSize = size; p->iCounter = 0;#"
 "xFileSize reports the physical size|tempcrypt.c|s#^    \*pSize = p->iSize;\$#    *pSize = tcPhysSize(p, p->iSize);#"
@@ -43,7 +43,11 @@ MUT=(
 "runtime switch ignored (always on)|tempcrypt.c|s#^  TC_STORE(tcEnabled, on ? 1 : 0);\$#  TC_STORE(tcEnabled, 1);#"
 "append restarts the keystream at 0|tempcrypt.c|s#^    tcCipher(p, aData+iOff, z, n, iCtr, iOff);\$#    tcCipher(p, aData+iOff, z, n, iCtr, 0);#"
 "failed append keeps continuing keystream|tempcrypt.c|s#^  p->bLastKnown = 0;\$#  /* still known */#"
-"never-written block not zero-filled on read|tempcrypt.c|s#^      memset(z, 0, n);\$#      (void)0;#"
+"never-written block not zero-filled on read|tempcrypt.c|s#^    memset(zOut, 0, n);\$#    (void)0;#"
+"shared memory promised where the lower has none|tempcrypt.c|s#^  return bShm ? \&tc_io_methods_shm : \&tc_io_methods_v1;\$#  return \&tc_io_methods_shm;#"
+"CHUNK_SIZE forwarded to encrypted files|tempcrypt.c|s#^      case SQLITE_FCNTL_POWERSAFE_OVERWRITE:\$#      case SQLITE_FCNTL_POWERSAFE_OVERWRITE: case SQLITE_FCNTL_CHUNK_SIZE:#"
+"failed clean-up truncate never retried|tempcrypt.c|s#^    p->bDirtyTail = 1;\$#    (void)0;#"
+"pending repair dropped by a failed truncate|tempcrypt.c|s#^  if( (p->bPending \&\& p->kPending\*p->szBlock<size) || size>p->iSize ){\$#  if( p->bPending \&\& p->kPending*p->szBlock>=size ) p->bPending = 0;\n  if( p->bPending || size>p->iSize ){#"
 )
 
 # ------------------------------------------------------------ the suite
@@ -55,9 +59,11 @@ SUITE=(
 "difftest|../bin/difftest 600"
 "keyhygiene|../bin/keyhygiene"
 "faulttest|../bin/faulttest"
+"recovery|../bin/recovery -stride 20"
+"conformance|../bin/conformance -dir . unix-dotfile"
 "ctgrind|valgrind -q --error-exitcode=99 --exit-on-first-error=yes ../bin/ctgrind"
 )
-TESTS="chacha20_test stress leakcheck difftest faulttest keyhygiene ctgrind"
+TESTS="chacha20_test stress leakcheck difftest faulttest keyhygiene ctgrind recovery conformance"
 
 echo "mutate: compiling the test programs once"
 $CC $CFL -Isrc -c test/proof.c -o "$W/obj/proof.o" || exit 2
@@ -74,7 +80,7 @@ build() {
   $CC $CFL -I"$s" -c "$s/chacha20.c" -o "$W/obj/cc.o" 2>>"$W/build.log" || return 1
   for t in $TESTS; do
     local obj="$W/obj/proof.o" lib=""
-    case $t in chacha20_test) obj=""; lib="-lsodium";; stress) obj="";; esac
+    case $t in chacha20_test) obj=""; lib="-lsodium";; stress|conformance) obj="";; esac
     $CC -o "$W/bin/$t" "$W/obj/$t.o" $obj "$W/obj/tc.o" "$W/obj/cc.o" "$SQLITE_O" $lib $LIBS \
       2>>"$W/build.log" || return 1
   done

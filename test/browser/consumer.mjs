@@ -18,7 +18,7 @@ import { ormRoundTrip } from './orm-roundtrip.js';
 const out = document.getElementById('out');
 async function main() {
 try {
-  const db = await open('consumer.db');
+  const db = await open('consumer.db', { storage: 'auto' });   // OPFS where it works, else memory
   await db.exec('CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, body TEXT)');
   await db.run('INSERT INTO notes(body) VALUES (?)', ['hello from a bundled app']);
   await db.exec('PRAGMA temp_store=FILE; PRAGMA temp.cache_size=4; CREATE TEMP TABLE t AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<4000) SELECT n, randomblob(100) AS b FROM c');
@@ -26,7 +26,7 @@ try {
   const stats = await db.tempcrypt.stats();
   const storage = db.storage;
   await db.close();
-  const orm = await ormRoundTrip({ open, storage: 'opfs', Kysely, SqliteTempcryptDialect, drizzle, sqliteTable, integer, text, eq });
+  const orm = await ormRoundTrip({ open, storage: db.storage, Kysely, SqliteTempcryptDialect, drizzle, sqliteTable, integer, text, eq });
   window.__result = { ok: true, rows, stats, storage, orm };
 } catch (e) {
   window.__result = { ok: false, error: e.name + ': ' + e.message };
@@ -64,8 +64,8 @@ export async function buildConsumer({ check, ROOT, BUILD }) {
   return { testConsumer: (o) => testConsumer({ ...o, dist: path.join(app, 'dist') }) };
 }
 
-// The default storage is OPFS where the engine has sync access handles,
-// memory elsewhere.
+// The app asks for storage 'auto': OPFS where the engine has sync access
+// handles, memory elsewhere, and db.storage says which.
 async function testConsumer({ check, withBrowser, engine, dist }) {
   const storage = engine.caps.opfs === true ? 'opfs' : 'memory';
   const server = await serve(dist);
@@ -76,7 +76,7 @@ async function testConsumer({ check, withBrowser, engine, dist }) {
       await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 30000 });
       const r = await page.evaluate(() => window.__result);
       check(r.ok && r.rows[0].body === 'hello from a bundled app' && r.storage === storage,
-        `consumer: the built app opens a database (default storage: ${storage}) and queries it`, JSON.stringify(r));
+        `consumer: the built app opens a database (storage 'auto' gave ${storage}) and queries it`, JSON.stringify(r));
       check(r.ok && r.stats.nFileEncrypted >= 1, 'consumer: temp files encrypted in the built app', r.ok ? `nFileEncrypted=${r.stats.nFileEncrypted}` : '');
       for (const o of (r.ok ? r.orm : [{ name: 'ORM round trips', ok: false, error: 'app failed' }])) check(o.ok, `consumer: ${o.name}`, o.error || '');
     });

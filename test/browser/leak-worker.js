@@ -160,18 +160,21 @@ self.onmessage = async ({ data }) => {
       self.postMessage({ ok: true, err, n, ic });
     } else if (cmd === 'nosync') {
       // What WebKit outside Apple's ports does: the method exists, the call
-      // rejects.  The default storage must become memory, and 'opfs' a
-      // clear error.
+      // rejects.  The default storage (OPFS) and 'opfs' must be a clear
+      // error, never a silent fallback; 'auto' becomes memory and says so.
       FileSystemFileHandle.prototype.createSyncAccessHandle = () => Promise.reject(new DOMException('sync access handles are not supported (simulated)', 'NotSupportedError'));
       const missing = await probeOpfs();
-      const db = await open(name);
+      const refused = async (options) => {
+        try { (await open(name, options)).close(); return null; } catch (e) { return { code: e.code, message: e.message }; }
+      };
+      const errDefault = await refused(undefined);
+      const err = await refused({ storage: 'opfs' });
+      const db = await open(name, { storage: 'auto' });
       const storage = db.storage;
       db.exec('CREATE TABLE t(x); INSERT INTO t VALUES (7)');
       const x = db.query('SELECT x FROM t')[0].x;
       db.close();
-      let err = null;
-      try { (await open(name, { storage: 'opfs' })).close(); } catch (e) { err = { code: e.code, message: e.message }; }
-      self.postMessage({ ok: true, missing, storage, x, err });
+      self.postMessage({ ok: true, missing, storage, x, err, errDefault });
     } else if (cmd === 'reopen') {
       const db = await open(name, { storage: 'opfs' });
       const rows = db.query('SELECT count(*) AS n FROM t');

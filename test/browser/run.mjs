@@ -382,9 +382,11 @@ async function testNoSyncHandles(base) {
     const page = await newPage(ctx, base);
     const r = await inWorker(page, { cmd: 'nosync', name: 'nosync.db' });
     check(r.ok && /createSyncAccessHandle\(\) failed \(NotSupportedError/.test(r.missing) && r.storage === 'memory' && r.x === 7,
-      'no sync handles (simulated): probeOpfs() says why, the default storage is memory and works', r.error || `${r.storage}: ${r.missing}`);
-    check(r.ok && r.err && r.err.code === 14 && /NotSupportedError/.test(r.err.message),
-      "no sync handles (simulated): storage 'opfs' is refused with SQLITE_CANTOPEN saying why", JSON.stringify(r.err));
+      "no sync handles (simulated): probeOpfs() says why; storage 'auto' falls back to memory and works", r.error || `${r.storage}: ${r.missing}`);
+    for (const [what, err] of [['the default storage', r.errDefault], ["storage 'opfs'", r.err]]) {
+      check(r.ok && err && err.code === 14 && /NotSupportedError/.test(err.message) && /'auto'/.test(err.message),
+        `no sync handles (simulated): ${what} is refused with SQLITE_CANTOPEN saying why and how to fall back`, JSON.stringify(err));
+    }
   });
 }
 
