@@ -40,12 +40,28 @@ static struct {
 static struct {
   int on;              /* inject faults */
   TuRng rng;
-  unsigned every;      /* one lower call in `every` fails */
+  unsigned every;      /* one lower call in `every` starts a fault */
+  int nRun;            /* further lower calls that fail in this run */
+  int nSkip, nForce;   /* directed: after nSkip calls, nForce calls fail */
+  int bHalf;           /* the next failing write stores half its bytes */
   int nWriteFail, nShortWrite, nReadFail, nTruncFail;
 } F;
 
+/* Faults come in runs as well as alone (a full disk stays full for a
+** while): half the faults make the next one to three lower calls fail
+** too, so that a failed write's clean-up truncate, or the repair that
+** follows, fails as well. */
 static int fault_now(void){
-  return F.on && tu_below(&F.rng, F.every)==0;
+  if( !F.on ) return 0;
+  if( F.nForce>0 ){
+    if( F.nSkip>0 ){ F.nSkip--; return 0; }
+    F.nForce--;
+    return 1;
+  }
+  if( F.nRun>0 ){ F.nRun--; return 1; }
+  if( tu_below(&F.rng, F.every)!=0 ) return 0;
+  if( tu_below(&F.rng, 2)==0 ) F.nRun = 1 + (int)tu_below(&F.rng, 3);
+  return 1;
 }
 
 /* ------------------------------------------------------------ checkvfs */
@@ -191,7 +207,9 @@ static int ckWrite(sqlite3_file *f, const void *z, int n, sqlite3_int64 off){
   int nDo = n, rc = SQLITE_OK;
   if( p->bKeyed ) ck_verify_write(p, z, n, off);
   if( fault_now() ){
-    if( tu_below(&F.rng, 2) ){
+    if( F.bHalf ){
+      F.bHalf = 0; F.nShortWrite++; nDo = n/2;
+    }else if( tu_below(&F.rng, 2) ){
       F.nWriteFail++; nDo = 0;
     }else{
       F.nShortWrite++; nDo = (int)tu_below(&F.rng, (uint64_t)n);
@@ -437,6 +455,64 @@ static void one_op(Run *r){
   }
 }
 
+/*
+** Directed failure sequences that random faults reach only rarely, each
+** on a fresh file of three 4 KiB blocks (F.nSkip/F.nForce pick exactly
+** which lower calls fail):
+**   (a) a rewrite inside block 1 stores half its bytes and fails, so block
+**       1 waits for its repair; then a truncate that would cut block 1
+**       away fails: the repair must survive it (the file reads back whole);
+**   (b) a write of blocks 3 and 4 stores block 3, half of block 4, fails,
+**       and its clean-up truncate fails too; then the file grows past
+**       blocks 3 and 4: they are holes now and must read as zeros, never
+**       as the failed write's leftovers.
+*/
+static void run_directed(void){
+  Run r;
+  int c, rc;
+  memset(&r, 0, sizeof(r));
+  r.zMode = "directed";
+  r.pTcVfs = sqlite3_vfs_find(SQLITE_TEMPCRYPT_VFS_NAME);
+  r.buf = malloc(4*65536);
+  r.data = malloc(4*65536);
+  for(c=0; c<2; c++){
+    int64_t off = c==0 ? 4096+100 : 3*4096, x;
+    int n = c==0 ? 200 : 2*4096;
+    memset(&F, 0, sizeof(F));
+    F.every = 0x7fffffff;                  /* no random faults */
+    r.rng.s = 42 + (uint64_t)c;
+    run_open(&r, SQLITE_OPEN_TEMP_JOURNAL|SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_DELETEONCLOSE);
+    do_write(&r, 0, 3*4096);
+    /* The failing write, straight to the file (do_write would settle). */
+    F.on = 1; F.bHalf = 1;
+    F.nSkip = c==0 ? 1 : 1;                /* (a) the RMW read; (b) block 3 */
+    F.nForce = c==0 ? 1 : 2;               /* (b) and the clean-up truncate */
+    tu_fill(&r.rng, r.data, (size_t)n);
+    M.wData = r.data; M.wOff = off; M.wN = n;
+    rc = r.pF->pMethods->xWrite(r.pF, r.data, n, off);
+    M.wN = 0;
+    CHECK(rc!=SQLITE_OK && F.nForce==0, "directed %c: the write did not fail as planned", 'a'+c);
+    for(x=off; x<off+n && x<M.size; x++){
+      M.alt[x] = r.data[x-off]; M.unc[x] = (uint8_t)(M.alt[x]!=M.cur[x]);
+    }
+    if( c==0 ){
+      F.nForce = 1;
+      rc = r.pF->pMethods->xTruncate(r.pF, 4096);
+      CHECK(rc!=SQLITE_OK && F.nForce==0, "directed a: the truncate did not fail");
+      F.on = 0;
+      do_read(&r, 0, 3*4096);
+    }else{
+      F.on = 0;
+      do_write(&r, 5*4096+10, 100);
+      do_read(&r, 0, 5*4096+110);
+    }
+    r.nOps++;
+  }
+  run_close(&r);
+  printf("  directed failure sequences: %ld run\n", r.nOps);
+  free(r.buf); free(r.data);
+}
+
 static void run_mode(const char *zMode, long nOps, uint64_t seed, int bFaults){
   Run r;
   long i;
@@ -534,6 +610,7 @@ int main(int argc, char **argv){
       run_mode(az[m], nOps/8, seed + (uint64_t)m, 0);
       run_mode(az[m], nOps/8, seed + (uint64_t)m + 100, 1);
     }
+    run_directed();
   }else{
     run_mode(zMode, nOps, seed, bFaults);
   }

@@ -37,13 +37,14 @@ export async function storageRegressions(lib, check, { storage }) {
     check(m.xAccess('/tmp/1') && m.xSize(m.xOpen('/tmp/1', MAIN_DB)) === 3,
       `${storage}: memory backend: closing temp file ${temp.name} leaves the database named /tmp/1 alone`, `size ${m.xAccess('/tmp/1') ? m.files.get('/tmp/1').size : 'deleted'}`);
     // The same through SQLite: a spilling sort opens and closes temp files.
-    // (Over 250 pages of sort data, so that the sorter spills to files.)
+    // (Over 250 pages of sort data, so that the sorter spills to files; 4096-
+    // byte pages, as the build's default is 8192.)
     const engine = await lib.createEngine(new lib.MemoryBackend());
     let n, temps = 0;
     engine.setObserver((ev) => { if (ev.op === 'open' && ev.temp) temps++; });
     try {
       let db = engine.open('tmp/1');
-      db.exec(`PRAGMA cache_size=10; CREATE TABLE t(x); INSERT INTO t SELECT randomblob(1000) FROM
+      db.exec(`PRAGMA page_size=4096; PRAGMA cache_size=10; CREATE TABLE t(x); INSERT INTO t SELECT randomblob(1000) FROM
         (WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 2000) SELECT n FROM c)`);
       db.query('SELECT x FROM t ORDER BY x');
       db.close();
