@@ -37,14 +37,17 @@ export function opfsStores(lib, tag, { off = false } = {}) {
     const name = `conformance-${tag}-${++n}`;
     await lib.deletePool(name);
     const opens = { n: 0 };
-    let pool = await lib.OpfsPool.open(name);
+    // Wait for the Web Lock as open() does: Firefox frees a closed pool's
+    // lock a moment after close() returns.
+    const options = { lockTimeoutMs: 5000 };
+    let pool = await lib.OpfsPool.open(name, options);
     let engine = await engineOver(lib, pool, off, opens);
     return {
       open: (file) => engine.open(file),
       tempOpens: () => opens.n,
       async restart() {
         await pool.close();
-        pool = await lib.OpfsPool.open(name);
+        pool = await lib.OpfsPool.open(name, options);
         engine = await engineOver(lib, pool, off, opens);
       },
       settle: () => pool.reserve(),
