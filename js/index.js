@@ -246,19 +246,27 @@ export class Database extends Queryable {
   // read in one read transaction; other calls wait until it is read to the
   // end or cancelled.
   exportStream({ pagesPerChunk = 256 } = {}) {
-    let release = null, id = null;
+    let release = null, id = null, aborted = false;
     const finish = async (drop) => {
       if (drop && id !== null) await this.send('finalize', [id]).catch(() => {});
       id = null;
       if (release) { release(); release = null; }
+      if (this.exportAbort === abort) this.exportAbort = null;
     };
+    // close() ends a stream nobody reads to the end (else it would wait for
+    // it for ever).
+    const abort = async () => { aborted = true; await finish(true); };
+    this.exportAbort = abort;
+    const closedError = () => new SqliteError('exportStream: the database was closed', SQLITE_MISUSE);
     return new ReadableStream({
-      start: async () => {
+      start: async (controller) => {
         release = await this.lock();
+        if (aborted) { await finish(false); controller.error(closedError()); return; }
         try { id = await this.send('cursorOpen', [EXPORT_PAGES_SQL, null, { rowMode: 'array' }]); }
         catch (e) { await finish(false); throw e; }
       },
       pull: async (controller) => {
+        if (aborted) { controller.error(closedError()); return; }
         try {
           const { rows, done } = await this.send('page', [id, pagesPerChunk, true]);
           if (rows.length) controller.enqueue(concatPages(rows));
@@ -269,9 +277,11 @@ export class Database extends Queryable {
     }, { highWaterMark: 0 });
   }
 
-  // Waits for a transaction, import or export in progress.
+  // Waits for a transaction or import in progress; ends an export stream
+  // that is still open.
   async close() {
     if (this.closed) return;
+    if (this.exportAbort) await this.exportAbort();
     const release = await this.lock();
     try {
       await this.client.call('close', []);

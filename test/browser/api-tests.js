@@ -2,7 +2,7 @@
 // Each test throws on failure; run() returns [{ name, ok, error }].
 // Also run in Node (test/node/api.mjs) with memory storage.
 import { open } from '../../dist/index.js';
-import { eq, ok, rejects, sameBytes, runTests } from './assert.js';
+import { eq, ok, rejects, sameBytes, readAll, runTests } from './assert.js';
 import { tests as syncTests } from './sync-api-tests.js';
 
 export const tests = {
@@ -236,14 +236,21 @@ export const tests = {
       await src.exec(`DROP TABLE IF EXISTS k; CREATE TABLE k(id INTEGER PRIMARY KEY, v TEXT);
         INSERT INTO k(v) WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<3000) SELECT printf('value %d', n) FROM c`);
       image = await src.export();
-      const parts = [];
-      for await (const c of src.exportStream({ pagesPerChunk: 7 })) parts.push(c);
+      const parts = await readAll(src.exportStream({ pagesPerChunk: 7 }));
       ok(parts.length > 1, `exportStream gave several chunks (${parts.length})`);
       const joined = new Uint8Array(parts.reduce((n, c) => n + c.length, 0));
       let at = 0;
       for (const c of parts) { joined.set(c, at); at += c.length; }
       ok(sameBytes(joined, image), `exportStream equals export() (${joined.length} vs ${image.length} bytes)`);
       eq(await src.query('SELECT count(*) AS n FROM k'), [{ n: 3000 }], 'usable after a streamed export');
+      // A stream nobody reads: close() ends it instead of waiting for ever.
+      const unread = src.exportStream({ pagesPerChunk: 1 });
+      const reader = unread.getReader();
+      await reader.read();
+      const closed = await Promise.race([src.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('still waiting'), 5000))]);
+      eq(closed, 'closed', 'close() with an export stream left unread');
+      const after = await reader.read().then(() => null, (e) => e);
+      ok(after && after.code === 21, `the unread stream ends with SQLITE_MISUSE: ${after && after.message}`);
     } finally { await src.close(); }
 
     const db = await open(`imp-dst-${storage}.db`, { storage });

@@ -22,6 +22,18 @@ export function sameBytes(a, b) {
   return true;
 }
 // Run each named test fn(storage, ctx); [{ name, ok, error }].
+// The chunks of a ReadableStream, read with a reader: ReadableStream is not
+// async-iterable in WebKit (Safari), so tests never use for await on one.
+export async function readAll(stream) {
+  const reader = stream.getReader();
+  const parts = [];
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return parts;
+    parts.push(value);
+  }
+}
+
 export async function runTests(tests, storages, ctx, suffix = '') {
   const out = [];
   for (const storage of storages) {

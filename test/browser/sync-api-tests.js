@@ -1,7 +1,7 @@
 // Tests of the synchronous API (sqlite-tempcrypt/worker): in a dedicated
 // Worker in a browser (sync-worker.js), in-process in Node.
 import { open } from '../../dist/worker.js';
-import { eq, ok, rejects, sameBytes } from './assert.js';
+import { eq, ok, rejects, sameBytes, readAll } from './assert.js';
 
 export const tests = {
   async statements(storage) {
@@ -170,7 +170,7 @@ export const tests = {
       db.exec('DELETE FROM k');
       mainWrites = 0;
       await db.import(image);
-      for await (const c of db.exportStream()) void c;
+      await readAll(db.exportStream());
       eq(db.query('SELECT count(*) AS n FROM k'), [{ n: 2000 }], 'imported');
       ok(mainWrites > 0, 'the observer saw the import write');
       eq(tempHits, 0, 'no marker written to a temp file');
