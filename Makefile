@@ -41,6 +41,17 @@ TC_HDR  := src/tempcrypt.h src/chacha20.h
 
 .PHONY: all native sqlite deps test clean distclean
 all: native
+
+# $(call flags_stamp,FILE,TEXT): a rule for FILE holding TEXT (the compiler
+# and flags of a build).  It runs every time but rewrites FILE only when
+# TEXT changed, so objects that depend on FILE rebuild exactly then.  Use
+# as $(eval $(call flags_stamp,FILE,TEXT)).
+define flags_stamp
+$(1): FORCE_FLAGS
+	@mkdir -p $$(@D)
+	@echo '$(strip $(2))' | cmp -s - $$@ || echo '$(strip $(2))' > $$@
+endef
+.PHONY: FORCE_FLAGS
 native: $(NATIVE)/libtempcrypt.a $(NATIVE)/sqlite3
 
 # ---------------------------------------------------------------- SQLite
@@ -59,8 +70,9 @@ sqlite: $(SQLITE_C)
 
 # ---------------------------------------------------------------- native
 NATIVE_CFLAGS = $(CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc
+$(eval $(call flags_stamp,$(NATIVE)/flags,$(CC) $(NATIVE_CFLAGS) $(SQLITE_DEFS) $(SHELL_DEFS)))
 
-$(NATIVE)/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h
+$(NATIVE)/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(NATIVE)/flags
 	@mkdir -p $(@D)
 	$(CC) $(NATIVE_CFLAGS) -c $< -o $@
 
@@ -68,11 +80,11 @@ $(NATIVE)/libtempcrypt.a: $(NATIVE)/chacha20.o $(NATIVE)/tempcrypt.o
 	rm -f $@ && ar rcs $@ $^
 
 # SQLite itself is not ours: no -Wextra for it.
-$(NATIVE)/sqlite3.o: $(SQLITE_C)
+$(NATIVE)/sqlite3.o: $(SQLITE_C) $(NATIVE)/flags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SQLITE_DEFS) -c $< -o $@
 
-$(NATIVE)/shell.o: $(SQLITE_DIR)/shell.c
+$(NATIVE)/shell.o: $(SQLITE_DIR)/shell.c $(NATIVE)/flags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SQLITE_DEFS) $(SHELL_DEFS) -I$(SQLITE_DIR) -c $< -o $@
 
@@ -89,8 +101,15 @@ deps:
 
 # Each mk/*.mk adds its test targets to TEST_TARGETS.  `make test`
 # installs what is missing first, then runs them all (test-all skips that).
+# In this order: native.mk has the test builds proof.mk uses; bench.mk's
+# BENCH_DIR is used by browser.mk, whose build conformance.mk and demo.mk
+# use.  A new mk/*.mk must be listed here (make says so if it is not).
 TEST_TARGETS :=
--include $(sort $(wildcard mk/*.mk))
+MK_FILES := mk/native.mk mk/proof.mk mk/wasi.mk mk/bench.mk mk/browser.mk \
+            mk/conformance.mk mk/demo.mk
+$(if $(filter-out $(MK_FILES),$(wildcard mk/*.mk)),\
+  $(error mk/*.mk not in MK_FILES (Makefile): $(filter-out $(MK_FILES),$(wildcard mk/*.mk))))
+include $(MK_FILES)
 .PHONY: test-all
 test: deps
 	$(MAKE) test-all

@@ -70,10 +70,7 @@ BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/opfs_vfs.o $(BROWSER)/glue.o \
 browser: $(DIST)/sqlite3.mjs $(patsubst js/%,$(DIST)/%,$(BROWSER_JS))
 
 # Objects depend on the flags they were built with.
-$(BROWSER)/flags: FORCE_BROWSER_FLAGS
-	@mkdir -p $(@D)
-	@echo '$(BROWSER_CFLAGS) $(BROWSER_SQLITE_DEFS)' | cmp -s - $@ || echo '$(BROWSER_CFLAGS) $(BROWSER_SQLITE_DEFS)' > $@
-.PHONY: FORCE_BROWSER_FLAGS
+$(eval $(call flags_stamp,$(BROWSER)/flags,$$(BROWSER_CFLAGS) $$(BROWSER_SQLITE_DEFS)))
 
 $(BROWSER)/sqlite3.o: $(SQLITE_C) $(BROWSER)/flags
 	@mkdir -p $(@D)
@@ -90,9 +87,7 @@ $(BROWSER)/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(BROWSER)/flags
 	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) -Wall -Wextra -c $< -o $@
 
 # The link depends on its flags too (the export list, say).
-$(BROWSER)/ldflags: FORCE_BROWSER_FLAGS
-	@mkdir -p $(@D)
-	@echo '$(BROWSER_LDFLAGS)' | cmp -s - $@ || echo '$(BROWSER_LDFLAGS)' > $@
+$(eval $(call flags_stamp,$(BROWSER)/ldflags,$$(BROWSER_LDFLAGS)))
 
 $(DIST)/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/opfs_library.js wasm/browser/api_library.js $(BROWSER)/ldflags
 	@mkdir -p $(@D)

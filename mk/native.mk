@@ -5,30 +5,67 @@
 NATIVE_TEST  ?= $(NATIVE)/test
 STRESS_OPS   ?= 1200000
 STRESS_SEED  ?= $(shell date +%s)
-TEST_CFLAGS   = $(CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -Itest -DSQLITE_TEMPCRYPT_TESTING
+
+# ---------------------------------------------------------------- test builds
+# Every C test program test/NAME.c is built in three variants, each with
+# its own objects and flags stamp: plain ($(CFLAGS)), asan (ASan + UBSan +
+# LSan) and tsan.  A variant links the program with the test library
+# (libtest.a: check.c, test/proof.c and the parts in test/proof/), the
+# library with its test hooks (libtempcrypt-test.a) and SQLite (plain: the
+# native build's sqlite3.o).  $(TEST_DIR_<variant>)/NAME is the program.
+TEST_VARIANTS  := plain asan tsan
+TEST_DIR_plain := $(NATIVE_TEST)
+TEST_DIR_asan  := $(NATIVE_TEST)/asan
+TEST_DIR_tsan  := $(NATIVE_TEST)/tsan
+TEST_FLAGS_plain = $(CFLAGS)
+TEST_FLAGS_asan := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+                   -fno-sanitize-recover=undefined
+TEST_FLAGS_tsan := -O1 -g -fsanitize=thread
+TEST_SQLITE_plain := $(NATIVE)/sqlite3.o
+TEST_SQLITE_asan  := $(TEST_DIR_asan)/sqlite3.o
+TEST_SQLITE_tsan  := $(TEST_DIR_tsan)/sqlite3.o
+TEST_INC      := -I$(SQLITE_DIR) -Isrc -Itest -DSQLITE_TEMPCRYPT_TESTING
+TEST_CFLAGS    = $(CFLAGS) $(WARN) $(TEST_INC)
+TEST_LIB_SRC  := test/check.c test/proof.c $(sort $(wildcard test/proof/*.c))
+TEST_LIB_HDR  := test/check.h test/proof.h test/testutil.h $(wildcard test/proof/*.h)
+# Programs checked against libsodium.
+TEST_DEFS_chacha20_test := -DHAVE_LIBSODIUM
+TEST_LIBS_chacha20_test := -lsodium
+
+# $(call test_variant,VARIANT)
+define test_variant
+$(eval $(call flags_stamp,$(TEST_DIR_$(1))/flags,$(CC) $(TEST_FLAGS_$(1)) $(WARN) $(TEST_INC) $(SQLITE_DEFS)))
+$(TEST_DIR_$(1))/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(TEST_DIR_$(1))/flags
+	$$(CC) $$(TEST_FLAGS_$(1)) $$(WARN) $$(TEST_INC) -c $$< -o $$@
+$(TEST_DIR_$(1))/libtempcrypt-test.a: $(TEST_DIR_$(1))/chacha20.o $(TEST_DIR_$(1))/tempcrypt.o
+	rm -f $$@ && ar rcs $$@ $$^
+$(TEST_DIR_$(1))/lib/%.o: test/%.c $(TEST_LIB_HDR) $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(TEST_DIR_$(1))/flags
+	@mkdir -p $$(@D)
+	$$(CC) $$(TEST_FLAGS_$(1)) $$(WARN) $$(TEST_INC) -c $$< -o $$@
+$(TEST_DIR_$(1))/libtest.a: $(patsubst test/%.c,$(TEST_DIR_$(1))/lib/%.o,$(TEST_LIB_SRC))
+	rm -f $$@ && ar rcs $$@ $$^
+$(TEST_DIR_$(1))/%: test/%.c $(TEST_LIB_HDR) $(TEST_DIR_$(1))/libtest.a \
+    $(TEST_DIR_$(1))/libtempcrypt-test.a $(TEST_SQLITE_$(1))
+	$$(CC) $$(TEST_FLAGS_$(1)) $$(WARN) $$(TEST_INC) $$(TEST_DEFS_$$*) -o $$@ $$< \
+	    $(TEST_DIR_$(1))/libtest.a $(TEST_DIR_$(1))/libtempcrypt-test.a $(TEST_SQLITE_$(1)) \
+	    $$(TEST_LIBS_$$*) -lpthread -lm
+endef
+$(foreach v,$(TEST_VARIANTS),$(eval $(call test_variant,$(v))))
+
+$(TEST_SQLITE_asan) $(TEST_SQLITE_tsan): $(NATIVE_TEST)/%/sqlite3.o: $(SQLITE_C) $(NATIVE_TEST)/%/flags
+	$(CC) $(TEST_FLAGS_$*) $(SQLITE_DEFS) -c $< -o $@
+.SECONDARY:
 
 .PHONY: test-native test-chacha20 test-stress test-smoke test-stackscan
 TEST_TARGETS += test-native
 test-native: test-chacha20 test-stackscan test-stress test-smoke test-statsrace
 
-$(NATIVE_TEST)/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h
-	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -c $< -o $@
-
-$(NATIVE_TEST)/libtempcrypt-test.a: $(NATIVE_TEST)/chacha20.o $(NATIVE_TEST)/tempcrypt.o
-	rm -f $@ && ar rcs $@ $^
-
-$(NATIVE_TEST)/chacha20_test: test/chacha20_test.c test/testutil.h $(NATIVE_TEST)/libtempcrypt-test.a
-	$(CC) $(TEST_CFLAGS) -DHAVE_LIBSODIUM -o $@ $< $(NATIVE_TEST)/libtempcrypt-test.a -lsodium
-
-$(NATIVE_TEST)/stress: test/stress.c test/testutil.h $(NATIVE_TEST)/libtempcrypt-test.a $(NATIVE)/sqlite3.o
-	$(CC) $(TEST_CFLAGS) -o $@ $< $(NATIVE_TEST)/libtempcrypt-test.a $(NATIVE)/sqlite3.o -lpthread -lm
-
 # The same tests against the portable scalar path (the vector path is
 # what x86-64, Arm and wasm with -msimd128 run).
-$(NATIVE_TEST)/chacha20_test_scalar: test/chacha20_test.c test/testutil.h src/chacha20.c $(TC_HDR)
-	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -DHAVE_LIBSODIUM -DTEMPCRYPT_NO_VECTOR -o $@ test/chacha20_test.c src/chacha20.c -lsodium
+$(NATIVE_TEST)/chacha20_test_scalar: test/chacha20_test.c $(TEST_LIB_HDR) src/chacha20.c $(TC_HDR) \
+    $(NATIVE_TEST)/lib/check.o
+	$(CC) $(TEST_CFLAGS) -DHAVE_LIBSODIUM -DTEMPCRYPT_NO_VECTOR -o $@ test/chacha20_test.c src/chacha20.c \
+	    $(NATIVE_TEST)/lib/check.o -lsodium
 
 test-chacha20: $(NATIVE_TEST)/chacha20_test $(NATIVE_TEST)/chacha20_test_scalar
 	$(NATIVE_TEST)/chacha20_test 20000
@@ -39,12 +76,10 @@ test-chacha20: $(NATIVE_TEST)/chacha20_test $(NATIVE_TEST)/chacha20_test_scalar
 # its own way); the control must find what a leaky function leaves.
 # Never under ASan or valgrind: it reads below the stack pointer.
 STACKSCAN_CLANG ?= $(or $(shell command -v clang-19 2>/dev/null),clang)
-$(NATIVE_TEST)/stackscan: test/stackscan.c test/testutil.h src/chacha20.c $(TC_HDR)
-	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -o $@ test/stackscan.c src/chacha20.c
-$(NATIVE_TEST)/stackscan-clang: test/stackscan.c test/testutil.h src/chacha20.c $(TC_HDR)
-	@mkdir -p $(@D)
-	$(STACKSCAN_CLANG) $(TEST_CFLAGS) -o $@ test/stackscan.c src/chacha20.c
+$(NATIVE_TEST)/stackscan: test/stackscan.c $(TEST_LIB_HDR) src/chacha20.c $(TC_HDR) $(NATIVE_TEST)/lib/check.o
+	$(CC) $(TEST_CFLAGS) -o $@ test/stackscan.c src/chacha20.c $(NATIVE_TEST)/lib/check.o
+$(NATIVE_TEST)/stackscan-clang: test/stackscan.c $(TEST_LIB_HDR) src/chacha20.c $(TC_HDR) $(NATIVE_TEST)/lib/check.o
+	$(STACKSCAN_CLANG) $(TEST_CFLAGS) -o $@ test/stackscan.c src/chacha20.c $(NATIVE_TEST)/lib/check.o
 test-stackscan: $(NATIVE_TEST)/stackscan $(NATIVE_TEST)/stackscan-clang
 	$(NATIVE_TEST)/stackscan
 	$(NATIVE_TEST)/stackscan-clang
@@ -63,7 +98,7 @@ test-smoke: $(NATIVE)/sqlite3
 # `make bench` (mk/bench.mk) runs it with the other targets.
 # The shipped tempcrypt.o with the test build of chacha20.o, whose hooks
 # let the bench time every cipher path.
-$(NATIVE)/bench: test/bench.c test/testutil.h $(NATIVE)/tempcrypt.o $(NATIVE_TEST)/chacha20.o $(NATIVE)/sqlite3.o
+$(NATIVE)/bench: test/bench.c $(NATIVE)/tempcrypt.o $(NATIVE_TEST)/chacha20.o $(NATIVE)/sqlite3.o
 	$(CC) $(NATIVE_CFLAGS) -Itest -DHAVE_LIBSODIUM -DSQLITE_TEMPCRYPT_TESTING -o $@ $< \
 	    $(NATIVE)/tempcrypt.o $(NATIVE_TEST)/chacha20.o $(NATIVE)/sqlite3.o -lsodium -lpthread -lm
 # Just the cipher: every path against libsodium (about 5 s).
@@ -71,18 +106,12 @@ $(NATIVE)/bench: test/bench.c test/testutil.h $(NATIVE)/tempcrypt.o $(NATIVE_TES
 bench-chacha-native: $(NATIVE)/bench
 	$< cipher
 
-# The core tests under ASan+UBSan+LSan, sharing the sanitized SQLite and
-# library objects that mk/proof.mk builds.
-ASAN_DIR = $(BUILD)/proof/asan
+# The core tests under ASan+UBSan+LSan (the asan test build above).
 .PHONY: test-native-asan
 TEST_TARGETS += test-native-asan
-$(NATIVE_TEST)/asan/%: test/%.c test/testutil.h $(ASAN_DIR)/tc_tempcrypt.o $(ASAN_DIR)/tc_chacha20.o $(ASAN_DIR)/sqlite3.o
-	@mkdir -p $(@D)
-	$(CC) $(PROOF_FLAGS_asan) $(WARN) -I$(SQLITE_DIR) -Isrc -Itest -DSQLITE_TEMPCRYPT_TESTING -DHAVE_LIBSODIUM \
-	    -o $@ $< $(ASAN_DIR)/tc_tempcrypt.o $(ASAN_DIR)/tc_chacha20.o $(ASAN_DIR)/sqlite3.o -lsodium -lpthread -lm
-test-native-asan: $(NATIVE_TEST)/asan/stress $(NATIVE_TEST)/asan/chacha20_test
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(NATIVE_TEST)/asan/chacha20_test 3000
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(NATIVE_TEST)/asan/stress -n 240000 -s $(STRESS_SEED) -m all
+test-native-asan: $(TEST_DIR_asan)/stress $(TEST_DIR_asan)/chacha20_test
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(TEST_DIR_asan)/chacha20_test 3000
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(TEST_DIR_asan)/stress -n 240000 -s $(STRESS_SEED) -m all
 
 # The stack's conformance (issue 9): the same SQL, API calls and file
 # controls on each lower VFS and on tempcrypt over it, transcripts
@@ -92,17 +121,17 @@ CONFORMANCE_VFS ?= unix unix-dotfile unix-none unix-excl
 CONFORMANCE_DIR ?= $(if $(wildcard /dev/shm/.),/dev/shm/tempcrypt-conformance-$(USER),$(BUILD)/conformance)
 .PHONY: test-conformance
 TEST_TARGETS += test-conformance
-$(NATIVE_TEST)/conformance: test/conformance.c test/testutil.h $(NATIVE_TEST)/libtempcrypt-test.a $(NATIVE)/sqlite3.o
-	$(CC) $(TEST_CFLAGS) -o $@ $< $(NATIVE_TEST)/libtempcrypt-test.a $(NATIVE)/sqlite3.o -lpthread -lm
 test-conformance: $(NATIVE_TEST)/conformance
 	@mkdir -p $(CONFORMANCE_DIR)
 	@for v in $(CONFORMANCE_VFS); do $< -dir $(CONFORMANCE_DIR) $$v || exit 1; done
 	@rm -rf $(CONFORMANCE_DIR)
 
-# Counters reset while other threads do I/O lose nothing (issue 9).
+# Counters reset while other threads do I/O lose nothing (issue 9): the
+# shipped library, no test hooks.
 .PHONY: test-statsrace
-$(NATIVE_TEST)/statsrace: test/statsrace.c test/testutil.h $(NATIVE)/libtempcrypt.a $(NATIVE)/sqlite3.o
-	@mkdir -p $(@D)
-	$(CC) $(NATIVE_CFLAGS) -Itest -o $@ $< $(NATIVE)/libtempcrypt.a $(NATIVE)/sqlite3.o -lpthread -lm
+$(NATIVE_TEST)/statsrace: test/statsrace.c $(TEST_LIB_HDR) $(NATIVE)/libtempcrypt.a $(NATIVE)/sqlite3.o \
+    $(NATIVE_TEST)/lib/check.o
+	$(CC) $(NATIVE_CFLAGS) -Itest -o $@ $< $(NATIVE_TEST)/lib/check.o $(NATIVE)/libtempcrypt.a \
+	    $(NATIVE)/sqlite3.o -lpthread -lm
 test-statsrace: $(NATIVE_TEST)/statsrace
 	$< 4 20000

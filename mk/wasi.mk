@@ -49,15 +49,9 @@ WASI_TC_OBJS   := $(WASI)/chacha20.o $(WASI)/tempcrypt.o
 WASI_SHELL_OBJS := $(WASI)/shell.o $(WASI)/shell_init.o $(WASI)/shell_init_wasi.o \
     $(WASI)/compat.o $(WASI)/cabi_realloc.o
 
-# Objects depend on this stamp, rewritten (by a rule that always runs, not
-# while the makefile is read) whenever the flags change, so that changing
-# WASI_OPT, WASI_SIMD, SQLITE_DEFS... rebuilds them.
+# Objects depend on the flags they were built with (flags_stamp: Makefile).
 WASI_STAMP := $(WASI)/flags.stamp
-WASI_STAMP_TEXT = $(WASI_CC) $(WASI_CFLAGS) $(WASI_SQLITE_DEFS) $(WASI_EMUL_DEFS) $(WARN)
-$(WASI_STAMP): FORCE_WASI_FLAGS
-	@mkdir -p $(@D)
-	@echo '$(WASI_STAMP_TEXT)' | cmp -s - $@ || echo '$(WASI_STAMP_TEXT)' > $@
-.PHONY: FORCE_WASI_FLAGS
+$(eval $(call flags_stamp,$(WASI_STAMP),$(WASI_CC) $(WASI_CFLAGS) $(WASI_SQLITE_DEFS) $(WASI_EMUL_DEFS) $(WARN)))
 
 .PHONY: wasi test-wasi wasi-tests
 wasi: $(WASI)/sqlite3.wasm $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a
@@ -125,11 +119,11 @@ WASI_TEST_PROGS := $(patsubst test/wasi/%.c,$(WASI)/test/%.wasm,$(WASI_TEST_SRC)
 WASI_TEST_CFLAGS = $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_TESTING \
     -I$(SQLITE_DIR) -Isrc -Itest -Itest/wasi
 
-$(WASI)/test/%.o: test/wasi/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
+$(WASI)/test/%.o: test/wasi/%.c $(TEST_LIB_HDR) $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_TEST_CFLAGS) -c $< -o $@
 
-$(WASI)/test/%.wasm: $(WASI)/test/%.o $(WASI)/cabi_realloc.o \
+$(WASI)/test/%.wasm: $(WASI)/test/%.o $(WASI)/cabi_realloc.o $(WASI)/ctest/libtest.a \
     $(WASI)/testing/libtempcrypt.a $(WASI)/libsqlite3.a
 	$(WASI_CC) $(WASI_LDFLAGS) -o $@ $^
 
@@ -141,19 +135,15 @@ WASI_CTESTS := chacha20_test stress leakcheck difftest faulttest keyhygiene \
     recovery conformance stackscan
 WASI_CTEST_PROGS := $(patsubst %,$(WASI)/ctest/%.wasm,$(WASI_CTESTS))
 
-$(WASI)/ctest/proof.o: test/proof.c test/proof.h $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
+# The test library (check.c, the proof library: TEST_LIB_SRC, mk/native.mk).
+$(WASI)/ctest/lib/%.o: test/%.c $(TEST_LIB_HDR) $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_TEST_CFLAGS) -c $< -o $@
+$(WASI)/ctest/libtest.a: $(patsubst test/%.c,$(WASI)/ctest/lib/%.o,$(TEST_LIB_SRC))
+	rm -f $@ && $(WASI_AR) rcs $@ $^
 
-$(WASI)/ctest/chacha20_test.wasm $(WASI)/ctest/stress.wasm $(WASI)/ctest/conformance.wasm \
-    $(WASI)/ctest/stackscan.wasm: $(WASI)/ctest/%.wasm: \
-    test/%.c test/testutil.h $(WASI)/cabi_realloc.o $(WASI)/testing/libtempcrypt.a $(WASI)/libsqlite3.a \
-    $(WASI_STAMP)
-	@mkdir -p $(@D)
-	$(WASI_CC) $(WASI_TEST_CFLAGS) -o $@ $< $(filter %.o %.a,$^)
-
-$(WASI)/ctest/%.wasm: test/%.c $(WASI)/ctest/proof.o $(WASI)/cabi_realloc.o \
-    $(WASI)/testing/libtempcrypt.a $(WASI)/libsqlite3.a
+$(WASI)/ctest/%.wasm: test/%.c $(TEST_LIB_HDR) $(WASI)/cabi_realloc.o $(WASI)/ctest/libtest.a \
+    $(WASI)/testing/libtempcrypt.a $(WASI)/libsqlite3.a $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_TEST_CFLAGS) -o $@ $< $(filter %.o %.a,$^)
 
@@ -176,10 +166,10 @@ $(WASI)/test/chacha_twin_scalar.wasm: test/wasi/chacha_twin.c src/chacha20.c $(T
 # the browser (-O2 -msimd128), run under Node by stackscan.test.mjs.
 WASI_EMCC     ?= emcc
 WASI_EMCC_ENV ?= NODE_PATH=/usr/share/nodejs
-$(WASI)/emcc/stackscan.cjs: test/stackscan.c test/testutil.h src/chacha20.c $(TC_HDR)
+$(WASI)/emcc/stackscan.cjs: test/stackscan.c $(TEST_LIB_HDR) test/check.c src/chacha20.c $(TC_HDR)
 	@mkdir -p $(@D)
 	$(WASI_EMCC_ENV) $(WASI_EMCC) -O2 -msimd128 $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc -Itest \
-	    -sENVIRONMENT=node -sSINGLE_FILE=1 -o $@ test/stackscan.c src/chacha20.c
+	    -sENVIRONMENT=node -sSINGLE_FILE=1 -o $@ test/stackscan.c test/check.c src/chacha20.c
 
 WASI_EXTRA_TESTS := $(WASI_CTEST_PROGS) $(NATIVE)/wasi-twin/chacha_twin \
     $(WASI)/test/chacha_twin_scalar.wasm $(WASI)/example.wasm $(WASI)/emcc/stackscan.cjs
@@ -215,6 +205,6 @@ bench-chacha-wasm: $(WASI)/bench/chacha-wasi.wasm $(WASI)/bench/chacha-emcc.wasm
 
 # test/bench.c for wasm32-wasi, linked with the shipped libraries: `make
 # bench-wasi` (mk/bench.mk) runs it under node:wasi.
-$(WASI)/bench.wasm: test/bench.c test/testutil.h $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a $(WASI_STAMP)
+$(WASI)/bench.wasm: test/bench.c $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a $(WASI_STAMP)
 	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -Itest -o $@ $< \
 	    $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a

@@ -10,7 +10,6 @@
 ** left in memory after a call (the stack wipe, below).
 */
 #include <string.h>
-#include "tempcrypt.h"
 #include "chacha20.h"
 
 #ifdef __GNUC__
@@ -29,8 +28,6 @@ static u32 load32_le(const u8 *s){
 static void store32_le(u8 *d, u32 w){
   d[0] = (u8)w;  d[1] = (u8)(w >> 8);  d[2] = (u8)(w >> 16);  d[3] = (u8)(w >> 24);
 }
-
-void tempcrypt_wipe(void *p, size_t n);
 
 #define ROTL32(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
 #define QUARTERROUND(a, b, c, d)               \

@@ -1,10 +1,26 @@
 /*
-** Private header of chacha20.c: the test-only hooks that pick a cipher
-** path, and the multi-block kernel that chacha20.c instantiates once per
-** vector width (docs/cipher.md).
+** Private header of chacha20.c, for tempcrypt.c and the tests (not part of
+** the public API in tempcrypt.h): the cipher, the wipe, the test-only
+** hooks that pick a cipher path, and the multi-block kernel that
+** chacha20.c instantiates once per vector width (docs/cipher.md).
 */
 #ifndef TEMPCRYPT_CHACHA20_H
 #define TEMPCRYPT_CHACHA20_H
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+** ChaCha20 as in RFC 8439: 256-bit key, 96-bit nonce, 32-bit block counter.
+** XORs n bytes of keystream, starting at block `counter`, into in and
+** writes the result to out.  out == in is allowed; other overlap is not.
+** The caller must not ask for more than 2^32 - counter blocks.
+*/
+void tempcrypt_chacha20_xor(uint8_t *out, const uint8_t *in, size_t n,
+                            const uint8_t key[32], const uint8_t nonce[12],
+                            uint32_t counter);
+
+/* Overwrite n bytes at p with zeros in a way the compiler cannot drop. */
+void tempcrypt_wipe(void *p, size_t n);
 
 #ifdef SQLITE_TEMPCRYPT_TESTING
 /*

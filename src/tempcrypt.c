@@ -104,6 +104,7 @@
 #include <sys/random.h>
 #include "sqlite3.h"
 #include "tempcrypt.h"
+#include "chacha20.h"
 
 #ifndef SQLITE_TEMPCRYPT_DEFAULT_ENABLED
 # define SQLITE_TEMPCRYPT_DEFAULT_ENABLED 1

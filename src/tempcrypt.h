@@ -70,19 +70,6 @@ enum {
 ** in the same atomic step that reads it (no increment is lost). */
 void sqlite3_tempcrypt_stats(struct sqlite3_tempcrypt_stats *pOut, int reset);
 
-/*
-** ChaCha20 as in RFC 8439: 256-bit key, 96-bit nonce, 32-bit block counter.
-** XORs n bytes of keystream, starting at block `counter`, into in and
-** writes the result to out.  out == in is allowed; other overlap is not.
-** The caller must not ask for more than 2^32 - counter blocks.
-*/
-void tempcrypt_chacha20_xor(uint8_t *out, const uint8_t *in, size_t n,
-                            const uint8_t key[32], const uint8_t nonce[12],
-                            uint32_t counter);
-
-/* Overwrite n bytes at p with zeros in a way the compiler cannot drop. */
-void tempcrypt_wipe(void *p, size_t n);
-
 #ifdef SQLITE_TEMPCRYPT_TESTING
 /*
 ** Test-only hooks.  They exist only in builds compiled with

@@ -22,10 +22,7 @@
 #include <unistd.h>
 #include "sqlite3.h"
 #include "tempcrypt.h"
-#include "testutil.h"
-#ifdef SQLITE_TEMPCRYPT_TESTING
-# include "chacha20.h"
-#endif
+#include "chacha20.h"
 #ifdef HAVE_LIBSODIUM
 # include <sodium.h>
 #endif

@@ -6,11 +6,8 @@
 **
 **   chacha20_test [iterations] [seed]
 */
-#include "tempcrypt.h"
+#include "chacha20.h"
 #include "testutil.h"
-#ifdef SQLITE_TEMPCRYPT_TESTING
-# include "chacha20.h"
-#endif
 #ifdef HAVE_LIBSODIUM
 # include <sodium.h>
 #endif
@@ -197,5 +194,5 @@ int main(int argc, char **argv){
 #else
   test_path(&rng, nIter);
 #endif
-  return tu_finish("chacha20_test");
+  return check_finish("chacha20_test");
 }

@@ -567,5 +567,5 @@ int main(int argc, char **argv){
          gzLower, (int)(sizeof(aScenario)/sizeof(aScenario[0])), nLine, gnExpected);
   free(aSide[0].tx.z);
   free(aSide[1].tx.z);
-  return tu_finish("conformance");
+  return check_finish("conformance");
 }

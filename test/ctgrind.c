@@ -130,7 +130,7 @@ int main(int argc, char **argv){
   rc = proof_make_base(zBase, 300);
   CHECK(rc==SQLITE_OK, "base database");
   aTpl = proof_read_file(zBase, &nTpl);
-  if( rc || !aTpl ) return proof_finish();
+  if( rc || !aTpl ) return check_finish("ctgrind");
 
   sqlite3_tempcrypt_test_entropy(secretEntropy);
   proof_ct_secret = ctSecret;
@@ -175,5 +175,5 @@ int main(int argc, char **argv){
   free(aTpl);
   proof_remove_db(zBase);
   proof_remove_db(zDb);
-  return proof_finish();
+  return check_finish("ctgrind");
 }

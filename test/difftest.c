@@ -47,7 +47,7 @@ int main(int argc, char **argv){
   rc = proof_make_base(zBase, nRow);
   CHECK(rc==SQLITE_OK, "base database: %d", rc);
   aTpl = proof_read_file(zBase, &nTpl);
-  if( rc || !aTpl ) return proof_finish();
+  if( rc || !aTpl ) return check_finish("difftest");
 
   for(i=0; i<proof_nWorkload; i++){
     const ProofWorkload *w = &proof_workloads[i];
@@ -93,5 +93,5 @@ int main(int argc, char **argv){
   free(aTpl); free(aRun);
   proof_remove_db(zBase);
   proof_remove_db(zDb);
-  return proof_finish();
+  return check_finish("difftest");
 }

@@ -177,7 +177,7 @@ static void runWorkload(const ProofWorkload *w, int stride, Totals *pTot){
       h = checkDb(zWhat, &integ);
       CHECK(integ, "%s: integrity_check failed", zWhat);
       CHECK(h==hPre || h==hPost, "%s: database neither in the before nor the after state", zWhat);
-      if( !bad ) proof_nPass++;
+      if( !bad ) check_nPass++;
     }
   }
   printf("  -> %lld runs, %lld fired, %lld errored, %lld unaffected\n",
@@ -204,7 +204,7 @@ int main(int argc, char **argv){
   rc = proof_make_base(zBase, nRow);
   CHECK(rc==SQLITE_OK, "base database: %d", rc);
   gaTpl = proof_read_file(zBase, &gnTpl);
-  if( rc || !gaTpl ) return proof_finish();
+  if( rc || !gaTpl ) return check_finish("faulttest");
   printf("faulttest: %d rows, %s\n", nRow,
          stride==1 ? "every position" : "strided positions");
   for(i=0; i<proof_nWorkload; i++){
@@ -225,5 +225,5 @@ int main(int argc, char **argv){
   free(gaTpl);
   proof_remove_db(zBase);
   proof_remove_db(gzDb);
-  return proof_finish();
+  return check_finish("faulttest");
 }

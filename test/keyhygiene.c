@@ -80,7 +80,7 @@ int main(int argc, char **argv){
   rc = proof_make_base(zBase, 400);
   CHECK(rc==SQLITE_OK, "base database");
   aTpl = proof_read_file(zBase, &nTpl);
-  if( rc || !aTpl ) return proof_finish();
+  if( rc || !aTpl ) return check_finish("keyhygiene");
 
   /* ---- 1. no key survives its file */
   proof_mem_quarantine(1);
@@ -177,5 +177,5 @@ int main(int argc, char **argv){
   free(aTpl);
   proof_remove_db(zBase);
   proof_remove_db(zDb);
-  return proof_finish();
+  return check_finish("keyhygiene");
 }

@@ -112,7 +112,7 @@ int main(int argc, char **argv){
   proof_files_reset();
   rc = proof_make_base(zBase, NROW);
   CHECK(rc==SQLITE_OK, "cannot build base database: %d", rc);
-  if( rc ) return proof_finish();
+  if( rc ) return check_finish("leakcheck");
   for(i=0; i<proof_files_count(); i++){
     if( !proof_file(i)->isTemp ) nNamedHit += proof_file(i)->nHit;
   }
@@ -121,7 +121,7 @@ int main(int argc, char **argv){
   CHECK(nNamedHit>0, "spy saw no marker in the (plaintext) main database");
   aTpl = proof_read_file(zBase, &nTpl);
   CHECK(aTpl!=0, "cannot read %s", zBase);
-  if( !aTpl ) return proof_finish();
+  if( !aTpl ) return check_finish("leakcheck");
 
   if( !quiet ){
     printf("Plaintext leak check: %d rows, PRAGMA temp_store=FILE, cache_size=8, marker built at run time\n", NROW);
@@ -180,5 +180,5 @@ int main(int argc, char **argv){
   free(aTpl);
   proof_remove_db(zBase);
   proof_remove_db(zDb);
-  return proof_finish();
+  return check_finish("leakcheck");
 }

@@ -2,7 +2,9 @@
 ** Shared support for the SQL-level proof tests (issue 3): a spy and
 ** fault-injection VFS that sits *under* tempcrypt, a test allocator for
 ** SQLite (malloc faults, quarantine for key scans), the workloads, and
-** helpers to run scripts and hash results and database states.
+** helpers to run scripts and hash results and database states.  The
+** parts are in test/proof/ (internal.h lists them), the set-up and the
+** workloads in test/proof.c.
 **
 ** Portable C: no fork, no signals; threads only through SQLite's own
 ** multi-threaded sorter (PRAGMA threads), which a SQLITE_THREADSAFE=0
@@ -15,13 +17,8 @@
 #include <stddef.h>
 #include "sqlite3.h"
 
-/* ------------------------------------------------------------ checks */
-extern int proof_nPass, proof_nFail;
-#define CHECK(cond, ...) do{ if(cond){ proof_nPass++; }else{ proof_nFail++; \
-  fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-  fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); } }while(0)
-/* Prints "N passed, N failed" and returns the exit code. */
-int proof_finish(void);
+/* CHECK and check_finish(). */
+#include "check.h"
 
 /* ------------------------------------------------------------ setup */
 /* Configure SQLite (test allocator, small PMA, statement journal spill,

@@ -118,9 +118,9 @@ static void runCase(const Target *t, int mode, int enc, int stride, Tally *pT){
     if( !proof_schema_integrity_ok(db, t->zSchema) ) bad = 1;
     /* One check per run; only the first few failures are printed. */
     if( !bad ){
-      proof_nPass++;
+      check_nPass++;
     }else{
-      proof_nFail++;
+      check_nFail++;
       if( pT->nBad++<3 ){
         fprintf(stderr, "FAIL recovery: %s %s N=%lld tempcrypt %s: not recovered (%s)\n",
                 t->zName, proof_fault_name[mode], (long long)n, enc ? "on" : "off",
@@ -157,5 +157,5 @@ int main(int argc, char **argv){
     }
   }
   sqlite3_tempcrypt_set_enabled(1);
-  return proof_finish();
+  return check_finish("recovery");
 }

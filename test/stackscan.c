@@ -21,11 +21,8 @@
 ** -control: the scan must find the keystream that a deliberately leaky
 ** function leaves in its frame (exits 1 when it does).
 */
-#include "tempcrypt.h"
+#include "chacha20.h"
 #include "testutil.h"
-#ifdef SQLITE_TEMPCRYPT_TESTING
-# include "chacha20.h"
-#endif
 
 #define NOINLINE __attribute__((noinline))
 #define SCAN_BYTES 16384            /* how far below the driver to look */
@@ -176,7 +173,7 @@ int main(int argc, char **argv){
   if( bControl ){
     int nFound = run_lengths(leaky_xor, "control");
     CHECK(nFound==0, "control: %d keystream words left in the stack", nFound);
-    return tu_finish("stackscan -control");
+    return check_finish("stackscan -control");
   }
 #ifdef SQLITE_TEMPCRYPT_TESTING
   {
@@ -201,5 +198,5 @@ int main(int argc, char **argv){
     CHECK(nFound==0, "%d secret words left in dead stack", nFound);
   }
 #endif
-  return tu_finish("stackscan");
+  return check_finish("stackscan");
 }

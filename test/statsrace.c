@@ -71,5 +71,5 @@ int main(int argc, char **argv){
         (unsigned long long)nTaken, (unsigned long long)nThread*gnWrite*WRITE_SIZE);
   CHECK(nFiles==(uint64_t)nThread, "files: counted %llu, expected %d",
         (unsigned long long)nFiles, nThread);
-  return tu_finish("statsrace");
+  return check_finish("statsrace");
 }

@@ -21,8 +21,9 @@
 #include "sqlite3.h"
 #include "tempcrypt.h"
 #include "testutil.h"
+#include "proof/layout.h"
 
-#define HDR 8
+#define HDR LAYOUT_HDR
 #define MAX_MODEL (16*1024*1024)
 
 /* ------------------------------------------------------------ the model */
@@ -81,29 +82,6 @@ typedef struct CkFile {
 static CkFile *gFile;      /* the one file under test */
 static sqlite3_vfs *gMemBase;
 
-static uint64_t get64(const uint8_t *s){
-  uint64_t w = 0; int i;
-  for(i=7; i>=0; i--) w = (w<<8) | s[i];
-  return w;
-}
-
-/* Keystream of counter c from byte j on, n bytes, computed independently
-** of tempcrypt's own offset logic. */
-static void keystream(const CkFile *p, uint64_t c, int j, uint8_t *out, int n){
-  uint8_t nonce[12], blk[64];
-  int i;
-  for(i=0; i<8; i++) nonce[i] = (uint8_t)(c >> (8*i));
-  memset(nonce+8, 0, 4);
-  while( n>0 ){
-    int o = j % 64, m = 64 - o;
-    if( m>n ) m = n;
-    memset(blk, 0, 64);
-    tempcrypt_chacha20_xor(blk, blk, 64, p->key, nonce, (uint32_t)(j/64));
-    memcpy(out, blk+o, m);
-    out += m; j += m; n -= m;
-  }
-}
-
 /* What a lower write may store at logical byte x.  Inside the write that
 ** is running, the new byte, or the old one: a call first repairs a block
 ** an earlier failed write left pending, with the block's old content. */
@@ -136,35 +114,35 @@ static void ck_use(CkFile *p, uint64_t c, uint32_t j0, uint32_t j1){
 /* Check one lower write against the layout, the model and the keystream. */
 static void ck_verify_write(CkFile *p, const uint8_t *z, int n, int64_t off){
   int B = sqlite3_tempcrypt_test_block_size(p->pTc);
-  int64_t S = B + HDR, pos = off, end = off + n;
-  static uint8_t ks[65536];
+  int64_t pos = off, end = off + n;
+  static uint8_t pt[65536];
   CHECK(B>0, "write before the block size is known");
   if( B<=0 ) return;
   while( pos<end ){
-    int64_t k = pos / S, base = k*S;
+    int64_t k = layout_block_of(B, pos), base = layout_block_start(B, k);
     int64_t r = pos - base;
     uint64_t c;
     int j0, j1, j, nBad = 0;
     if( r<HDR ){
       CHECK(r==0 && pos+HDR<=end, "write splits a block counter at %lld", (long long)pos);
       if( r!=0 || pos+HDR>end ) return;
-      c = get64(z + (pos-off));
+      c = layout_counter(z + (pos-off));
       CHECK(c>p->maxCtr, "counter went backwards: %llu after %llu",
             (unsigned long long)c, (unsigned long long)p->maxCtr);
       if( p->maxCtr==0 ) CHECK(c==1, "first counter is %llu, not 1", (unsigned long long)c);
       if( c>p->maxCtr ) p->maxCtr = c;
       pos += HDR;
     }else{
-      c = base+HDR<=p->n ? get64(p->a+base) : 0;
+      c = base+HDR<=p->n ? layout_counter(p->a+base) : 0;
       CHECK(c!=0, "data written behind a zero counter at block %lld", (long long)k);
       if( c==0 ) return;
     }
     j0 = (int)(pos - base - HDR);
     j1 = (int)((end - base - HDR) < B ? (end - base - HDR) : B);
     ck_use(p, c, (uint32_t)j0, (uint32_t)j1);
-    keystream(p, c, j0, ks, j1-j0);
+    layout_xor(pt, z + (pos - off), (size_t)(j1-j0), p->key, c, j0);
     for(j=j0; j<j1; j++){
-      uint8_t alt, plain = (uint8_t)(z[pos - off + (j-j0)] ^ ks[j-j0]);
+      uint8_t alt, plain = pt[j-j0];
       int hasAlt, want = expected_byte(k*B + j, &alt, &hasAlt);
       if( plain!=want && !(hasAlt && plain==alt) ) nBad++;
     }
@@ -516,7 +494,7 @@ static void run_directed(void){
 static void run_mode(const char *zMode, long nOps, uint64_t seed, int bFaults){
   Run r;
   long i;
-  int nFailBefore = tuFailed;
+  int nFailBefore = check_nFail;
   memset(&r, 0, sizeof(r));
   r.zMode = zMode;
   r.rng.s = seed;
@@ -544,7 +522,7 @@ static void run_mode(const char *zMode, long nOps, uint64_t seed, int bFaults){
     }
     F.on = fon;
   }
-  for(i=0; i<nOps && tuFailed-nFailBefore<20; i++){
+  for(i=0; i<nOps && check_nFail-nFailBefore<20; i++){
     one_op(&r);
     r.nOps++;
   }
@@ -626,5 +604,5 @@ int main(int argc, char **argv){
            (unsigned long long)st.nFailedBlockRead);
   }
   free(M.cur); free(M.alt); free(M.unc);
-  return tu_finish("stress");
+  return check_finish("stress");
 }

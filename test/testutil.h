@@ -1,7 +1,7 @@
 /*
 ** Small helpers shared by the C test programs: a seeded PRNG whose seed is
-** printed so any failure can be replayed, hex parsing, and the check
-** counters behind the closing "N passed, N failed" line.
+** printed so any failure can be replayed, and hex parsing.  CHECK comes
+** from check.h.
 */
 #ifndef TEMPCRYPT_TESTUTIL_H
 #define TEMPCRYPT_TESTUTIL_H
@@ -10,23 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int tuPassed = 0, tuFailed = 0;
-
-#define CHECK(cond, ...) do{                                   \
-  if( cond ){ tuPassed++; }else{                               \
-    tuFailed++;                                                \
-    fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);       \
-    fprintf(stderr, __VA_ARGS__);                              \
-    fputc('\n', stderr);                                       \
-  }                                                            \
-}while(0)
-
-/* Print the closing line the CI reads and return the exit status. */
-static inline int tu_finish(const char *zName){
-  printf("%s: %d passed, %d failed\n", zName, tuPassed, tuFailed);
-  return tuFailed ? 1 : 0;
-}
+#include "check.h"
 
 /* splitmix64: tiny, seedable, good enough for test data. */
 typedef struct TuRng { uint64_t s; } TuRng;

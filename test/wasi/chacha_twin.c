@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tempcrypt.h"
+#include "chacha20.h"
 
 /* splitmix64, seeded: the same sequence on every platform. */
 typedef struct Rng { uint64_t s; } Rng;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "sqlite3.h"
 #include "tempcrypt.h"
+#include "check.h"
 
 #ifndef __wasm__
 # error "memscan scans wasm linear memory: build it for wasm32-wasi"
@@ -32,10 +33,6 @@
 
 #define MAXKEY 64
 
-static int nPass = 0, nFail = 0;
-#define CHECK(cond, ...) do{ if(cond){ nPass++; }else{ nFail++; \
-  fprintf(stderr, "FAIL line %d: ", __LINE__); fprintf(stderr, __VA_ARGS__); \
-  fputc('\n', stderr); } }while(0)
 
 /* Masked keys: aMasked[k][i] == key[i] ^ aMask[k][i]. */
 static unsigned char aMask[MAXKEY][32];
@@ -164,6 +161,5 @@ int main(int argc, char **argv){
   CHECK(nPartClosed==0, "%d keys left in part in linear memory after close", nPartClosed);
 
   sqlite3_tempcrypt_test_key_hook(0, 0);
-  printf("memscan: %d passed, %d failed\n", nPass, nFail);
-  return nFail ? 1 : 0;
+  return check_finish("memscan");
 }
