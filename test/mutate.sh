@@ -24,31 +24,75 @@ LIBS="-lpthread -lm"
 rm -rf "$W"; mkdir -p "$W/obj" "$W/tmp"
 
 # ------------------------------------------------------------ the bugs
-# name | file | sed script (applied to the copy; must change it)
+# name :: file :: function :: find :: replace [:: function :: find :: replace]...
+# Each edit is anchored to a function (or macro) of src/FILE by name:
+# `find` must occur exactly once in its body (spaces in it match any run
+# of white space, or none), and is replaced by `replace` (\n: a new line).
+# An anchor that no longer matches stops the run before anything is built.
 MUT=(
-"counter reused on overwrite|tempcrypt.c|s#^    iCtr = ++p->iCounter;\$#    iCtr = p->iCounter ? p->iCounter : ++p->iCounter;#"
-"cipher skipped on appends|tempcrypt.c|s#^    tcCipher(p, aData+iOff, z, n, iCtr, iOff);\$#    if( bAppend ) memcpy(aData+iOff, z, n); else tcCipher(p, aData+iOff, z, n, iCtr, iOff);#"
-"offset shifted by one block|tempcrypt.c|s#^  return k\*(i64)(p->szBlock + TC_HDR);\$#  return (k+1)*(i64)(p->szBlock + TC_HDR);#"
-"failed write not zeroed (size kept)|tempcrypt.c|s#^  p->iSize = iOldSize;\$#  /* size kept */#"
-"failed write: leftovers not truncated|tempcrypt.c|s#^  if( pSub->pMethods->xTruncate(pSub, tcPhysSize(p, iOldSize))!=SQLITE_OK ){\$#  if( 0 ){#"
-"half-written block never repaired|tempcrypt.c|s#^      p->bPending = 1;\$#      p->bPending = 0;#"
-"key not wiped on close|tempcrypt.c|s#^  tempcrypt_wipe(p->aKey, sizeof(p->aKey));\$#  /* no wipe */#"
-"getentropy error ignored|tempcrypt.c|s#^    if( TC_ENTROPY(p->aKey, sizeof(p->aKey))!=0 ){\$#    if( (TC_ENTROPY(p->aKey, sizeof(p->aKey)), 0) ){#"
-"wrong quarter-round rotation (7->8)|chacha20.c|s#^  c += d;  b = ROTL32(b ^ c,  7)\$#  c += d;  b = ROTL32(b ^ c,  8)#"
-"mmap left on for encrypted files|tempcrypt.c|s#^  if( p->bCrypt ) return \&tc_io_methods_v1;\$#  (void)0;#; s#^      case SQLITE_FCNTL_MMAP_SIZE: {\$#      case -424242: {#"
-"named files through the cipher|tempcrypt.c|s#^  if( zName==0 \&\& TC_LOAD(tcEnabled) ){\$#  if( TC_LOAD(tcEnabled) ){#"
-"counter dropped on truncate|tempcrypt.c|s#^  p->iSize = size;\$#  p->iSize = size; p->iCounter = 0;#"
-"xFileSize reports the physical size|tempcrypt.c|s#^    \*pSize = p->iSize;\$#    *pSize = tcPhysSize(p, p->iSize);#"
-"secret-dependent branch in the cipher|tempcrypt.c|s#^  TC_ADD(tcStats.nEnciphered, (u64)n);\$#  TC_ADD(tcStats.nEnciphered, (u64)n); if( in[0]==0x42 ) TC_ADD(tcStats.nBlockRmw, 0);#"
-"runtime switch ignored (always on)|tempcrypt.c|s#^  TC_STORE(tcEnabled, on ? 1 : 0);\$#  TC_STORE(tcEnabled, 1);#"
-"append restarts the keystream at 0|tempcrypt.c|s#^    tcCipher(p, aData+iOff, z, n, iCtr, iOff);\$#    tcCipher(p, aData+iOff, z, n, iCtr, 0);#"
-"failed append keeps continuing keystream|tempcrypt.c|s#^  p->bLastKnown = 0;\$#  /* still known */#"
-"never-written block not zero-filled on read|tempcrypt.c|s#^    memset(zOut, 0, n);\$#    (void)0;#"
-"shared memory promised where the lower has none|tempcrypt.c|s#^  return bShm ? \&tc_io_methods_shm : \&tc_io_methods_v1;\$#  return \&tc_io_methods_shm;#"
-"CHUNK_SIZE forwarded to encrypted files|tempcrypt.c|s#^      case SQLITE_FCNTL_POWERSAFE_OVERWRITE:\$#      case SQLITE_FCNTL_POWERSAFE_OVERWRITE: case SQLITE_FCNTL_CHUNK_SIZE:#"
-"failed clean-up truncate never retried|tempcrypt.c|s#^    p->bDirtyTail = 1;\$#    (void)0;#"
-"pending repair dropped by a failed truncate|tempcrypt.c|s#^  if( (p->bPending \&\& p->kPending\*p->szBlock<size) || size>p->iSize ){\$#  if( p->bPending \&\& p->kPending*p->szBlock>=size ) p->bPending = 0;\n  if( p->bPending || size>p->iSize ){#"
+"counter reused on overwrite :: tempcrypt.c :: tcWriteBlock :: iCtr = ++p->iCounter; :: iCtr = p->iCounter ? p->iCounter : ++p->iCounter;"
+"cipher skipped on appends :: tempcrypt.c :: tcWriteBlock :: tcCipher(p, aData+iOff, z, n, iCtr, iOff); :: if( bAppend ) memcpy(aData+iOff, z, n); else tcCipher(p, aData+iOff, z, n, iCtr, iOff);"
+"offset shifted by one block :: tempcrypt.c :: tcPhysOffset :: return k*(i64)(p->szBlock + TC_HDR); :: return (k+1)*(i64)(p->szBlock + TC_HDR);"
+"failed write not zeroed (size kept) :: tempcrypt.c :: tcWriteFailed :: p->iSize = iOldSize; :: /* size kept */"
+"failed write: leftovers not truncated :: tempcrypt.c :: tcWriteFailed :: if( pSub->pMethods->xTruncate(pSub, tcPhysSize(p, iOldSize))!=SQLITE_OK ){ :: if( 0 ){"
+"half-written block never repaired :: tempcrypt.c :: tcWriteBlock :: p->bPending = 1; :: p->bPending = 0;"
+"key not wiped on close :: tempcrypt.c :: tcWipeFile :: tempcrypt_wipe(p->aKey, sizeof(p->aKey)); :: /* no wipe */"
+"getentropy error ignored :: tempcrypt.c :: tcOpen :: if( TC_ENTROPY(p->aKey, sizeof(p->aKey))!=0 ){ :: if( (TC_ENTROPY(p->aKey, sizeof(p->aKey)), 0) ){"
+"wrong quarter-round rotation (7->8) :: chacha20.c :: QUARTERROUND :: b = ROTL32(b ^ c, 7) :: b = ROTL32(b ^ c, 8)"
+"mmap left on for encrypted files :: tempcrypt.c :: tcMethodsFor :: if( p->bCrypt ) return &tc_io_methods_v1; :: (void)0; :: tcFileControl :: case SQLITE_FCNTL_MMAP_SIZE: { :: case -424242: {"
+"named files through the cipher :: tempcrypt.c :: tcOpen :: if( zName==0 && TC_LOAD(tcEnabled) ){ :: if( TC_LOAD(tcEnabled) ){"
+"counter dropped on truncate :: tempcrypt.c :: tcTruncate :: p->iSize = size; :: p->iSize = size; p->iCounter = 0;"
+"xFileSize reports the physical size :: tempcrypt.c :: tcFileSize :: *pSize = p->iSize; :: *pSize = tcPhysSize(p, p->iSize);"
+"secret-dependent branch in the cipher :: tempcrypt.c :: tcCipher :: TC_ADD(tcStats.nEnciphered, (u64)n); :: TC_ADD(tcStats.nEnciphered, (u64)n); if( in[0]==0x42 ) TC_ADD(tcStats.nBlockRmw, 0);"
+"runtime switch ignored (always on) :: tempcrypt.c :: sqlite3_tempcrypt_set_enabled :: TC_STORE(tcEnabled, on ? 1 : 0); :: TC_STORE(tcEnabled, 1);"
+"append restarts the keystream at 0 :: tempcrypt.c :: tcWriteBlock :: tcCipher(p, aData+iOff, z, n, iCtr, iOff); :: tcCipher(p, aData+iOff, z, n, iCtr, 0);"
+"failed append keeps continuing keystream :: tempcrypt.c :: tcWriteFailed :: p->bLastKnown = 0; :: /* still known */"
+"never-written block not zero-filled on read :: tempcrypt.c :: tcFetchBlock :: memset(zOut, 0, n); :: (void)0;"
+"shared memory promised where the lower has none :: tempcrypt.c :: tcMethodsFor :: return bShm ? &tc_io_methods_shm : &tc_io_methods_v1; :: return &tc_io_methods_shm;"
+"CHUNK_SIZE forwarded to encrypted files :: tempcrypt.c :: tcFileControl :: case SQLITE_FCNTL_POWERSAFE_OVERWRITE: :: case SQLITE_FCNTL_POWERSAFE_OVERWRITE: case SQLITE_FCNTL_CHUNK_SIZE:"
+"failed clean-up truncate never retried :: tempcrypt.c :: tcWriteFailed :: p->bDirtyTail = 1; :: (void)0;"
+"pending repair dropped by a failed truncate :: tempcrypt.c :: tcTruncate :: if( (p->bPending && p->kPending*p->szBlock<size) || size>p->iSize ){ :: if( p->bPending && p->kPending*p->szBlock>=size ) p->bPending = 0;\n  if( p->bPending || size>p->iSize ){"
 )
+
+# mutate DIR ENTRY: apply ENTRY's edits to DIR/FILE; with DIR empty, only
+# check that every anchor matches src/FILE.  Says why and fails otherwise.
+mutate() {
+  perl -e '
+    my ($dir, $entry) = @ARGV;
+    my ($desc, $file, @edits) = split / :: /, $entry;
+    my $path = ($dir eq "" ? "src" : $dir)."/$file";
+    open(my $fh, "<", $path) or die "mutate: $path: $!\n";
+    my @l = <$fh>; close $fh;
+    die "mutate: \"$desc\": edits are not function :: find :: replace triples\n" if @edits % 3;
+    while( @edits ){
+      my ($fn, $find, $repl) = splice(@edits, 0, 3);
+      my ($s, $e);
+      for my $i (0..$#l){
+        if( $l[$i] =~ /^#\s*define\s+\Q$fn\E\b/ ){
+          ($s, $e) = ($i, $i); $e++ while $e<$#l && $l[$e] =~ /\\\s*$/; last;
+        }
+        next unless $l[$i] =~ /^[A-Za-z_].*\b\Q$fn\E\s*\(/;
+        my $j = $i; $j++ while $j<$#l && $l[$j] !~ /[;{]\s*$/;
+        next if $l[$j] =~ /;\s*$/;                  # a declaration
+        ($s, $e) = ($i, $j); $e++ while $e<$#l && $l[$e] !~ /^\}/; last;
+      }
+      die "mutate: \"$desc\": no function or macro $fn in src/$file\n" unless defined $s;
+      my $re = join "\\s*", map { quotemeta } split /\s+/, $find;
+      my @hit = grep { $l[$_] =~ /$re/ } $s..$e;
+      my $n = 0; $n += () = $l[$_] =~ /$re/g for @hit;
+      die "mutate: \"$desc\": \"$find\" found $n times in $fn (src/$file), not once\n" if $n!=1;
+      $repl =~ s/\\n/\n/g;
+      $l[$hit[0]] =~ s/$re/$repl/;
+    }
+    exit 0 if $dir eq "";
+    open($fh, ">", $path) or die "mutate: $path: $!\n"; print $fh @l; close $fh;
+  ' "$1" "$2"
+}
+
+# Every anchor first: a stale one fails the run here, loudly.
+bad=0
+for e in "${MUT[@]}"; do mutate "" "$e" || bad=1; done
+[ $bad = 0 ] || { echo "mutate: update the anchors in test/mutate.sh"; exit 2; }
 
 # ------------------------------------------------------------ the suite
 # name | command (run in $W/tmp with PROOF_DIR set; binaries in $W/bin)
@@ -66,7 +110,12 @@ SUITE=(
 TESTS="chacha20_test stress leakcheck difftest faulttest keyhygiene ctgrind recovery conformance"
 
 echo "mutate: compiling the test programs once"
-$CC $CFL -Isrc -c test/proof.c -o "$W/obj/proof.o" || exit 2
+mkdir -p "$W/obj/lib"
+for f in test/check.c test/proof.c test/proof/*.c; do
+  o="$W/obj/lib/$(echo "${f#test/}" | tr / _).o"
+  $CC $CFL -Isrc -c "$f" -o "$o" || exit 2
+done
+rm -f "$W/obj/libtest.a" && ar rcs "$W/obj/libtest.a" "$W/obj/lib/"*.o || exit 2
 for t in $TESTS; do
   extra=""; [ "$t" = chacha20_test ] && extra="-DHAVE_LIBSODIUM"
   $CC $CFL $extra -Isrc -c "test/$t.c" -o "$W/obj/$t.o" || exit 2
@@ -79,9 +128,9 @@ build() {
   $CC $CFL -I"$s" -c "$s/tempcrypt.c" -o "$W/obj/tc.o" 2>"$W/build.log" || return 1
   $CC $CFL -I"$s" -c "$s/chacha20.c" -o "$W/obj/cc.o" 2>>"$W/build.log" || return 1
   for t in $TESTS; do
-    local obj="$W/obj/proof.o" lib=""
-    case $t in chacha20_test) obj=""; lib="-lsodium";; stress|conformance) obj="";; esac
-    $CC -o "$W/bin/$t" "$W/obj/$t.o" $obj "$W/obj/tc.o" "$W/obj/cc.o" "$SQLITE_O" $lib $LIBS \
+    local lib=""
+    [ "$t" = chacha20_test ] && lib="-lsodium"
+    $CC -o "$W/bin/$t" "$W/obj/$t.o" "$W/obj/libtest.a" "$W/obj/tc.o" "$W/obj/cc.o" "$SQLITE_O" $lib $LIBS \
       2>>"$W/build.log" || return 1
   done
 }
@@ -113,13 +162,13 @@ nTot=0; nCaught=0; rows=()
 for i in "${!MUT[@]}"; do
   n=$((i+1))
   [ $# -gt 0 ] && [[ "$sel" != *" $n "* ]] && continue
-  IFS='|' read -r desc file script <<<"${MUT[$i]}"
+  desc=${MUT[$i]%% :: *}; rest=${MUT[$i]#* :: }; file=${rest%% :: *}
   rm -rf "$W/src"; mkdir -p "$W/src"; cp src/*.c src/*.h "$W/src/"
-  sed -i -e "$script" "$W/src/$file"
+  mutate "$W/src" "${MUT[$i]}" || exit 2
   nTot=$((nTot+1))
   t0=$(date +%s)
   if cmp -s "src/$file" "$W/src/$file"; then
-    res="NOT APPLIED (source changed? update test/mutate.sh)"
+    echo "mutate: \"$desc\" left src/$file unchanged"; exit 2
   elif ! build "$W/src"; then
     res="does not compile"
   else
