@@ -60,29 +60,21 @@ static void tempFiles(int *pnFile, int64_t *pnByte){
   }
 }
 
-int main(int argc, char **argv){
-  const char *zDb, *zBase;
-  unsigned char *aTpl; long nTpl = 0;
+/* The base database's bytes, copied to zDb before each run. */
+static unsigned char *aTpl; static long nTpl = 0;
+static const char *zDb;
+static ProofCfg cfg = {1, 0, 0};
+
+/* No key survives its file: after close, no block of SQLite's memory,
+** live or freed, holds a key or a quarter of one. */
+static void test_keys_wiped(void){
   sqlite3 *db;
   ProofRun run;
-  ProofCfg cfg = {1, 0, 0};
-  int rc, i, nHit, nPart;
+  int i, nHit, nPart;
   static const char *azWl[] = {
     "temp-table+index", "order-by", "distinct", "vacuum", "stmt-journal",
     "savepoint", "attach-anon", "overflow", "window", "create-index"
   };
-  (void)argc;
-  rc = proof_init(argv[0]);
-  if( rc ){ fprintf(stderr, "proof_init: %d\n", rc); return 2; }
-  proof_key_observer = observe;
-  zBase = proof_path(0, "base");
-  zDb = proof_path(1, "work");
-  rc = proof_make_base(zBase, 400);
-  CHECK(rc==SQLITE_OK, "base database");
-  aTpl = proof_read_file(zBase, &nTpl);
-  if( rc || !aTpl ) return check_finish("keyhygiene");
-
-  /* ---- 1. no key survives its file */
   proof_mem_quarantine(1);
   for(i=0; i<(int)(sizeof(azWl)/sizeof(azWl[0])); i++){
     const ProofWorkload *w = 0;
@@ -118,62 +110,83 @@ int main(int argc, char **argv){
   }
   proof_mem_quarantine(0);
   proof_mem_release_quarantine();
+}
 
-  /* ---- 2. entropy failure: no file, no write, an error */
-  {
-    static const char *azSql[] = {
-      "SELECT a, b FROM t ORDER BY b",
-      "CREATE INDEX tx ON t(b, a)",
-      "VACUUM",
-      "CREATE TEMP TABLE tt AS SELECT * FROM t",
-      ("BEGIN; UPDATE u SET s=s||'x'; UPDATE u SET s = mk()||s, "
-       "k = CASE WHEN id=(SELECT max(id) FROM u) THEN 1 ELSE k END; COMMIT"),
-    };
-    int nFile; int64_t nByte;
-    ProofRun allOk;
-    memset(&allOk, 0, sizeof(allOk));
-    allOk.nStmt = PROOF_MAXSTMT;
-    for(i=0; i<(int)(sizeof(azSql)/sizeof(azSql[0])); i++){
-      uint64_t hPre, hPost;
-      int k, anyErr = 0, nKeyBefore;
-      proof_remove_db(zDb);
-      proof_write_file(zDb, aTpl, nTpl);
-      db = proof_open(zDb, &cfg);
-      CHECK(db!=0, "open");
-      if( !db ) continue;
-      hPre = proof_db_hash(db);
-      proof_files_reset();
-      nEntropyCalls = 0;
-      nKeyBefore = nKey;
-      sqlite3_tempcrypt_test_entropy(failingEntropy);
-      /* Stop at the first error, then roll back, as an application would. */
-      proof_run_script(db, azSql[i], &run, &allOk);
-      sqlite3_tempcrypt_test_entropy(0);
-      if( !sqlite3_get_autocommit(db) ) sqlite3_exec(db, "ROLLBACK", 0, 0, 0);
-      for(k=0; k<run.nStmt; k++) if( run.aRc[k] && run.aRc[k]!=SQLITE_CONSTRAINT ) anyErr = 1;
-      tempFiles(&nFile, &nByte);
-      CHECK(nEntropyCalls>0, "[%s] entropy source never asked", azSql[i]);
-      CHECK(anyErr, "[%s] succeeded without a key", azSql[i]);
-      CHECK(nByte==0, "[%s] %lld bytes written to temp files without a key",
-            azSql[i], (long long)nByte);
-      CHECK(nFile==0, "[%s] %d temp files created below tempcrypt without a key",
-            azSql[i], nFile);
-      CHECK(nKey==nKeyBefore, "[%s] a key was reported without entropy", azSql[i]);
-      hPost = proof_db_hash(db);
-      CHECK(hPost!=0 && hPost==hPre, "[%s] database changed", azSql[i]);
-      CHECK(proof_integrity_ok(db), "[%s] integrity_check", azSql[i]);
-      printf("no entropy: %-40.40s -> %s, %d temp files, %lld bytes\n", azSql[i],
-             anyErr ? "error" : "SUCCEEDED", nFile, (long long)nByte);
-      /* Entropy back: the same statements work. */
-      proof_run_script(db, azSql[i], &run, 0);
-      proof_finish_tx(db);
-      for(k=0; k<run.nStmt; k++){
-        CHECK(run.aRc[k]==SQLITE_OK || run.aRc[k]==SQLITE_CONSTRAINT,
-              "[%s] fails even with entropy: %d", azSql[i], run.aRc[k]);
-      }
-      CHECK(sqlite3_close(db)==SQLITE_OK, "close");
+/* Entropy failure: no file, no write, an error; and the same statements
+** work once the entropy is back. */
+static void test_no_entropy(void){
+  sqlite3 *db;
+  ProofRun run;
+  int i;
+  static const char *azSql[] = {
+    "SELECT a, b FROM t ORDER BY b",
+    "CREATE INDEX tx ON t(b, a)",
+    "VACUUM",
+    "CREATE TEMP TABLE tt AS SELECT * FROM t",
+    ("BEGIN; UPDATE u SET s=s||'x'; UPDATE u SET s = mk()||s, "
+     "k = CASE WHEN id=(SELECT max(id) FROM u) THEN 1 ELSE k END; COMMIT"),
+  };
+  int nFile; int64_t nByte;
+  ProofRun allOk;
+  memset(&allOk, 0, sizeof(allOk));
+  allOk.nStmt = PROOF_MAXSTMT;
+  for(i=0; i<(int)(sizeof(azSql)/sizeof(azSql[0])); i++){
+    uint64_t hPre, hPost;
+    int k, anyErr = 0, nKeyBefore;
+    proof_remove_db(zDb);
+    proof_write_file(zDb, aTpl, nTpl);
+    db = proof_open(zDb, &cfg);
+    CHECK(db!=0, "open");
+    if( !db ) continue;
+    hPre = proof_db_hash(db);
+    proof_files_reset();
+    nEntropyCalls = 0;
+    nKeyBefore = nKey;
+    sqlite3_tempcrypt_test_entropy(failingEntropy);
+    /* Stop at the first error, then roll back, as an application would. */
+    proof_run_script(db, azSql[i], &run, &allOk);
+    sqlite3_tempcrypt_test_entropy(0);
+    if( !sqlite3_get_autocommit(db) ) sqlite3_exec(db, "ROLLBACK", 0, 0, 0);
+    for(k=0; k<run.nStmt; k++) if( run.aRc[k] && run.aRc[k]!=SQLITE_CONSTRAINT ) anyErr = 1;
+    tempFiles(&nFile, &nByte);
+    CHECK(nEntropyCalls>0, "[%s] entropy source never asked", azSql[i]);
+    CHECK(anyErr, "[%s] succeeded without a key", azSql[i]);
+    CHECK(nByte==0, "[%s] %lld bytes written to temp files without a key",
+          azSql[i], (long long)nByte);
+    CHECK(nFile==0, "[%s] %d temp files created below tempcrypt without a key",
+          azSql[i], nFile);
+    CHECK(nKey==nKeyBefore, "[%s] a key was reported without entropy", azSql[i]);
+    hPost = proof_db_hash(db);
+    CHECK(hPost!=0 && hPost==hPre, "[%s] database changed", azSql[i]);
+    CHECK(proof_integrity_ok(db), "[%s] integrity_check", azSql[i]);
+    printf("no entropy: %-40.40s -> %s, %d temp files, %lld bytes\n", azSql[i],
+           anyErr ? "error" : "SUCCEEDED", nFile, (long long)nByte);
+    /* Entropy back: the same statements work. */
+    proof_run_script(db, azSql[i], &run, 0);
+    proof_finish_tx(db);
+    for(k=0; k<run.nStmt; k++){
+      CHECK(run.aRc[k]==SQLITE_OK || run.aRc[k]==SQLITE_CONSTRAINT,
+            "[%s] fails even with entropy: %d", azSql[i], run.aRc[k]);
     }
+    CHECK(sqlite3_close(db)==SQLITE_OK, "close");
   }
+}
+
+int main(int argc, char **argv){
+  const char *zBase;
+  int rc;
+  (void)argc;
+  rc = proof_init(argv[0]);
+  if( rc ){ fprintf(stderr, "proof_init: %d\n", rc); return 2; }
+  proof_key_observer = observe;
+  zBase = proof_path(0, "base");
+  zDb = proof_path(1, "work");
+  rc = proof_make_base(zBase, 400);
+  CHECK(rc==SQLITE_OK, "base database");
+  aTpl = proof_read_file(zBase, &nTpl);
+  if( rc || !aTpl ) return check_finish("keyhygiene");
+  test_keys_wiped();
+  test_no_entropy();
   free(aTpl);
   proof_remove_db(zBase);
   proof_remove_db(zDb);

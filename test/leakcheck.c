@@ -92,37 +92,16 @@ static int runOne(const char *zDb, const unsigned char *aTpl, long nTpl,
   return nErr;
 }
 
-int main(int argc, char **argv){
-  int quiet = argc>1 && strcmp(argv[1], "-q")==0;
-  const char *zBase, *zDb;
-  unsigned char *aTpl;
-  long nTpl = 0;
-  int i, rc;
+/* Every workload twice, encryption off then on: off, the marker must
+** reach temp files (so the workload tests something); on, no temp file
+** may hold it, every temp file is encrypted and its bytes look random. */
+static void test_workloads(const char *zDb, const unsigned char *aTpl, long nTpl, int quiet){
+  int i;
   Tally off, on;
   uint64_t aAll[256];
   char zk1[16], zk2[16];
-  int64_t nNamedHit = 0;
 
-  proof_verify_layout = 1;
-  rc = proof_init(argv[0]);
-  if( rc ){ fprintf(stderr, "proof_init: %d\n", rc); return 2; }
   memset(aAll, 0, sizeof(aAll));
-  zBase = proof_path(0, "base");
-  zDb = proof_path(1, "work");
-  proof_files_reset();
-  rc = proof_make_base(zBase, NROW);
-  CHECK(rc==SQLITE_OK, "cannot build base database: %d", rc);
-  if( rc ) return check_finish("leakcheck");
-  for(i=0; i<proof_files_count(); i++){
-    if( !proof_file(i)->isTemp ) nNamedHit += proof_file(i)->nHit;
-  }
-  /* The spy must see the marker where it is meant to be: in the
-  ** database file itself, which tempcrypt leaves alone. */
-  CHECK(nNamedHit>0, "spy saw no marker in the (plaintext) main database");
-  aTpl = proof_read_file(zBase, &nTpl);
-  CHECK(aTpl!=0, "cannot read %s", zBase);
-  if( !aTpl ) return check_finish("leakcheck");
-
   if( !quiet ){
     printf("Plaintext leak check: %d rows, PRAGMA temp_store=FILE, cache_size=8, marker built at run time\n", NROW);
     printf("kinds of temp files with hits: D temp_db (TEMP, VACUUM, ATTACH ''), T transient_db,\n"
@@ -176,6 +155,36 @@ int main(int argc, char **argv){
           ent, (unsigned long long)n);
 #endif
   }
+}
+
+int main(int argc, char **argv){
+  int quiet = argc>1 && strcmp(argv[1], "-q")==0;
+  const char *zBase, *zDb;
+  unsigned char *aTpl;
+  long nTpl = 0;
+  int i, rc;
+  int64_t nNamedHit = 0;
+
+  proof_verify_layout = 1;
+  rc = proof_init(argv[0]);
+  if( rc ){ fprintf(stderr, "proof_init: %d\n", rc); return 2; }
+  zBase = proof_path(0, "base");
+  zDb = proof_path(1, "work");
+  proof_files_reset();
+  rc = proof_make_base(zBase, NROW);
+  CHECK(rc==SQLITE_OK, "cannot build base database: %d", rc);
+  if( rc ) return check_finish("leakcheck");
+  for(i=0; i<proof_files_count(); i++){
+    if( !proof_file(i)->isTemp ) nNamedHit += proof_file(i)->nHit;
+  }
+  /* The spy must see the marker where it is meant to be: in the
+  ** database file itself, which tempcrypt leaves alone. */
+  CHECK(nNamedHit>0, "spy saw no marker in the (plaintext) main database");
+  aTpl = proof_read_file(zBase, &nTpl);
+  CHECK(aTpl!=0, "cannot read %s", zBase);
+  if( !aTpl ) return check_finish("leakcheck");
+
+  test_workloads(zDb, aTpl, nTpl, quiet);
   proof_check_below("leakcheck", 1);
   free(aTpl);
   proof_remove_db(zBase);

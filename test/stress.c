@@ -13,7 +13,8 @@
 ** storage and checks every write on its way down: the counter in front of
 ** a rewritten block is fresh (counters never go backwards), every stored
 ** byte is the expected plaintext XOR the keystream of its block's counter
-** (the key comes from the test-only hook), and no keystream byte is used
+** (the key comes from the test-only hook; the layout is decoded and the
+** keystream computed by proof/layout.c), and no keystream byte is used
 ** twice.  Above tempcrypt the test keeps a model of the file and checks
 ** every read and the size against it.  With faults, a read may fail, but
 ** data it returns must be data the file can hold; never anything else.
@@ -534,12 +535,68 @@ static void run_mode(const char *zMode, long nOps, uint64_t seed, int bFaults){
   free(r.buf); free(r.data);
 }
 
+/* checkvfs: an in-memory VFS whose files are CkFile; everything but
+** xOpen comes from the default VFS (only files matter). */
+static void register_checkvfs(void){
+  static sqlite3_vfs ckVfs;
+  gMemBase = sqlite3_vfs_find(0);
+  ckVfs.iVersion = 1;
+  ckVfs.szOsFile = sizeof(CkFile);
+  ckVfs.mxPathname = 512;
+  ckVfs.zName = "checkvfs";
+  ckVfs.xOpen = ckOpen;
+  ckVfs.xDelete = gMemBase->xDelete;
+  ckVfs.xAccess = gMemBase->xAccess;
+  ckVfs.xFullPathname = gMemBase->xFullPathname;
+  ckVfs.xRandomness = gMemBase->xRandomness;
+  ckVfs.xSleep = gMemBase->xSleep;
+  ckVfs.xCurrentTime = gMemBase->xCurrentTime;
+  ckVfs.xGetLastError = gMemBase->xGetLastError;
+  sqlite3_vfs_register(&ckVfs, 0);
+}
+
+/* sqlite3_tempcrypt_register() and set_enabled(): errors, defaults, and
+** tempcrypt registered over checkvfs for the runs. */
+static void test_register(void){
+  CHECK(sqlite3_tempcrypt_register("no-such-vfs", 0)==SQLITE_ERROR, "register over an unknown VFS");
+  CHECK(sqlite3_vfs_find(SQLITE_TEMPCRYPT_VFS_NAME)==0, "nothing registered after the error");
+  CHECK(sqlite3_tempcrypt_register("checkvfs", 0)==SQLITE_OK, "register over checkvfs");
+  CHECK(sqlite3_vfs_find(0)==gMemBase, "makeDefault=0 leaves the default alone");
+  CHECK(sqlite3_tempcrypt_set_enabled(0)==1, "enabled by default");
+  CHECK(sqlite3_tempcrypt_set_enabled(1)==0, "set_enabled returns the previous value");
+  CHECK(sqlite3_tempcrypt_register("checkvfs", 0)==SQLITE_OK, "register again is harmless");
+  CHECK(sqlite3_tempcrypt_register(gMemBase->zName, 0)==SQLITE_MISUSE,
+        "register over a different base is refused");
+}
+
+/* Mode "all": each mode without and with faults, then the directed cases. */
+static void test_all_modes(long nOps, uint64_t seed){
+  static const char *az[] = { "random", "journal", "db", "sparse" };
+  int m;
+  for(m=0; m<4; m++){
+    run_mode(az[m], nOps/8, seed + (uint64_t)m, 0);
+    run_mode(az[m], nOps/8, seed + (uint64_t)m + 100, 1);
+  }
+  run_directed();
+}
+
+static void print_stats(void){
+  struct sqlite3_tempcrypt_stats st;
+  sqlite3_tempcrypt_stats(&st, 0);
+  printf("tempcrypt: files=%llu logical w/r=%llu/%llu physical w/r=%llu/%llu"
+         " enciphered=%llu rmw=%llu failed-block reads=%llu\n",
+         (unsigned long long)st.nFileEncrypted,
+         (unsigned long long)st.nLogicalWrite, (unsigned long long)st.nLogicalRead,
+         (unsigned long long)st.nPhysicalWrite, (unsigned long long)st.nPhysicalRead,
+         (unsigned long long)st.nEnciphered, (unsigned long long)st.nBlockRmw,
+         (unsigned long long)st.nFailedBlockRead);
+}
+
 int main(int argc, char **argv){
   long nOps = 100000;
   uint64_t seed = 1;
   const char *zMode = "all";
   int bFaults = 0, i;
-  static sqlite3_vfs ckVfs;
   for(i=1; i<argc; i++){
     if( !strcmp(argv[i], "-n") && i+1<argc ) nOps = atol(argv[++i]);
     else if( !strcmp(argv[i], "-s") && i+1<argc ) seed = strtoull(argv[++i], 0, 0);
@@ -552,57 +609,19 @@ int main(int argc, char **argv){
   M.unc = calloc(MAX_MODEL + 4*65536, 1);
 
   sqlite3_initialize();
-  gMemBase = sqlite3_vfs_find(0);
-  ckVfs.iVersion = 1;
-  ckVfs.szOsFile = sizeof(CkFile);
-  ckVfs.mxPathname = 512;
-  ckVfs.zName = "checkvfs";
-  ckVfs.xOpen = ckOpen;
-  /* Everything but xOpen comes from the default VFS; only files matter. */
-  ckVfs.xDelete = gMemBase->xDelete;
-  ckVfs.xAccess = gMemBase->xAccess;
-  ckVfs.xFullPathname = gMemBase->xFullPathname;
-  ckVfs.xRandomness = gMemBase->xRandomness;
-  ckVfs.xSleep = gMemBase->xSleep;
-  ckVfs.xCurrentTime = gMemBase->xCurrentTime;
-  ckVfs.xGetLastError = gMemBase->xGetLastError;
-  sqlite3_vfs_register(&ckVfs, 0);
-  CHECK(sqlite3_tempcrypt_register("no-such-vfs", 0)==SQLITE_ERROR, "register over an unknown VFS");
-  CHECK(sqlite3_vfs_find(SQLITE_TEMPCRYPT_VFS_NAME)==0, "nothing registered after the error");
-  CHECK(sqlite3_tempcrypt_register("checkvfs", 0)==SQLITE_OK, "register over checkvfs");
-  CHECK(sqlite3_vfs_find(0)==gMemBase, "makeDefault=0 leaves the default alone");
-  CHECK(sqlite3_tempcrypt_set_enabled(0)==1, "enabled by default");
-  CHECK(sqlite3_tempcrypt_set_enabled(1)==0, "set_enabled returns the previous value");
-  CHECK(sqlite3_tempcrypt_register("checkvfs", 0)==SQLITE_OK, "register again is harmless");
-  CHECK(sqlite3_tempcrypt_register(gMemBase->zName, 0)==SQLITE_MISUSE,
-        "register over a different base is refused");
+  register_checkvfs();
+  test_register();
   sqlite3_tempcrypt_test_key_hook(key_hook, 0);
 
   printf("stress: seed=%llu ops=%ld mode=%s%s (replay: %s -n %ld -s %llu -m %s%s)\n",
          (unsigned long long)seed, nOps, zMode, bFaults ? " faults" : "",
          argv[0], nOps, (unsigned long long)seed, zMode, bFaults ? " -f" : "");
   if( !strcmp(zMode, "all") ){
-    static const char *az[] = { "random", "journal", "db", "sparse" };
-    int m;
-    for(m=0; m<4; m++){
-      run_mode(az[m], nOps/8, seed + (uint64_t)m, 0);
-      run_mode(az[m], nOps/8, seed + (uint64_t)m + 100, 1);
-    }
-    run_directed();
+    test_all_modes(nOps, seed);
   }else{
     run_mode(zMode, nOps, seed, bFaults);
   }
-  {
-    struct sqlite3_tempcrypt_stats st;
-    sqlite3_tempcrypt_stats(&st, 0);
-    printf("tempcrypt: files=%llu logical w/r=%llu/%llu physical w/r=%llu/%llu"
-           " enciphered=%llu rmw=%llu failed-block reads=%llu\n",
-           (unsigned long long)st.nFileEncrypted,
-           (unsigned long long)st.nLogicalWrite, (unsigned long long)st.nLogicalRead,
-           (unsigned long long)st.nPhysicalWrite, (unsigned long long)st.nPhysicalRead,
-           (unsigned long long)st.nEnciphered, (unsigned long long)st.nBlockRmw,
-           (unsigned long long)st.nFailedBlockRead);
-  }
+  print_stats();
   free(M.cur); free(M.alt); free(M.unc);
   return check_finish("stress");
 }
