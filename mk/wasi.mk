@@ -148,7 +148,7 @@ $(WASI)/ctest/%.wasm: test/%.c $(TEST_LIB_HDR) $(WASI)/cabi_realloc.o $(WASI)/ct
 	$(WASI_CC) $(WASI_TEST_CFLAGS) -o $@ $< $(filter %.o %.a,$^)
 
 # Native twin of test/wasi/chacha_twin.c: its output must equal the wasm's.
-$(NATIVE)/wasi-twin/chacha_twin: test/wasi/chacha_twin.c src/chacha20.c $(TC_HDR)
+$(NATIVE)/wasi-twin/chacha_twin: test/wasi/chacha_twin.c src/chacha20.c $(TC_HDR) $(NATIVE)/flags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -Isrc -o $@ $< src/chacha20.c
 
