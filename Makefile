@@ -39,9 +39,6 @@ SHELL_DEFS  ?= -DSQLITE_SHELL_INIT_PROC=sqlite3_tempcrypt_shell_init
 TC_SRC  := src/chacha20.c src/tempcrypt.c
 TC_HDR  := src/tempcrypt.h src/chacha20.h
 
-.PHONY: all native sqlite deps test clean distclean
-all: native
-
 # $(call flags_stamp,FILE,TEXT): a rule for FILE holding TEXT (the compiler
 # and flags of a build).  It runs every time but rewrites FILE only when
 # TEXT changed, so objects that depend on FILE rebuild exactly then.  Use
@@ -52,6 +49,9 @@ $(1): FORCE_FLAGS
 	@echo '$(strip $(2))' | cmp -s - $$@ || echo '$(strip $(2))' > $$@
 endef
 .PHONY: FORCE_FLAGS
+
+.PHONY: all native sqlite deps test clean distclean
+all: native
 native: $(NATIVE)/libtempcrypt.a $(NATIVE)/sqlite3
 
 # ---------------------------------------------------------------- SQLite
