@@ -18,6 +18,10 @@
 ** test hooks: the Makefile links the shipped tempcrypt.o).
 ** Nothing here fails on timing: it prints numbers.
 */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "sqlite3.h"
