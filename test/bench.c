@@ -144,6 +144,7 @@ static double cipher_turn(int iPath){
   uint8_t key[32] = {1}, nonce[12] = {2};
   long i, n = 0;
   double t0 = cpu_now(), t;
+  (void)iPath;                 /* only libsodium's turn (-1) uses it */
   do{
     for(i=0; i<64; i++){
 #ifdef HAVE_LIBSODIUM
