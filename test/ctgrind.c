@@ -107,31 +107,14 @@ static void leaky(void){
   printf("ctgrind: leaky self-test ran (%d)\n", x);
 }
 
-int main(int argc, char **argv){
+/* SQL through the whole stack with a secret key and secret plaintext:
+** each workload, its results equal to temp_store=MEMORY's. */
+static void test_sql(const char *zDb, const unsigned char *aTpl, long nTpl){
   static const char *azWl[] = {
     "order-by", "temp-table+index", "vacuum", "stmt-journal", "overflow",
     "window", "distinct", "savepoint"
   };
-  const char *zBase, *zDb;
-  unsigned char *aTpl; long nTpl = 0;
-  int i, rc;
-  if( argc>1 && strcmp(argv[1], "--leaky")==0 ){ leaky(); return 0; }
-  if( !RUNNING_ON_VALGRIND ){
-    printf("ctgrind: not running under valgrind; run it as `make ctgrind`\n");
-  }
-  cipherCheckAll();
-
-  rc = proof_init(argv[0]);         /* seeds SQLite's PRNG: stays public */
-  if( rc ){ fprintf(stderr, "proof_init: %d\n", rc); return 2; }
-  rc = proof_register_ct();
-  CHECK(rc==SQLITE_OK, "register proofct");
-  zBase = proof_path(0, "base");
-  zDb = proof_path(1, "work");
-  rc = proof_make_base(zBase, 300);
-  CHECK(rc==SQLITE_OK, "base database");
-  aTpl = proof_read_file(zBase, &nTpl);
-  if( rc || !aTpl ) return check_finish("ctgrind");
-
+  int i;
   sqlite3_tempcrypt_test_entropy(secretEntropy);
   proof_ct_secret = ctSecret;
   proof_ct_public = ctPublic;
@@ -172,6 +155,29 @@ int main(int argc, char **argv){
   sqlite3_tempcrypt_test_entropy(0);
   proof_ct_secret = 0;
   proof_ct_public = 0;
+}
+
+int main(int argc, char **argv){
+  const char *zBase, *zDb;
+  unsigned char *aTpl; long nTpl = 0;
+  int rc;
+  if( argc>1 && strcmp(argv[1], "--leaky")==0 ){ leaky(); return 0; }
+  if( !RUNNING_ON_VALGRIND ){
+    printf("ctgrind: not running under valgrind; run it as `make ctgrind`\n");
+  }
+  cipherCheckAll();
+
+  rc = proof_init(argv[0]);         /* seeds SQLite's PRNG: stays public */
+  if( rc ){ fprintf(stderr, "proof_init: %d\n", rc); return 2; }
+  rc = proof_register_ct();
+  CHECK(rc==SQLITE_OK, "register proofct");
+  zBase = proof_path(0, "base");
+  zDb = proof_path(1, "work");
+  rc = proof_make_base(zBase, 300);
+  CHECK(rc==SQLITE_OK, "base database");
+  aTpl = proof_read_file(zBase, &nTpl);
+  if( rc || !aTpl ) return check_finish("ctgrind");
+  test_sql(zDb, aTpl, nTpl);
   free(aTpl);
   proof_remove_db(zBase);
   proof_remove_db(zDb);
