@@ -295,7 +295,7 @@ export class Database extends Queryable {
 
 // Open a database.  storage: 'opfs' (default in a browser; an error where
 // OPFS is unusable), 'memory' (default in Node) or 'auto' (OPFS, else
-// memory); db.storage says which.  Rejects with an SqliteError (code 5,
+// memory); db.storage says which.  Rejects with an SqliteError (code
 // SQLITE_BUSY) when another tab holds the same database.  import: a source
 // to replace the database with (see Database.import).
 export async function open(name, options = {}) {
