@@ -4,7 +4,7 @@
 // by the main-thread API (./index.js).
 
 import createSqliteModule from './sqlite3.mjs';
-import { SqliteError } from './errors.js';
+import { SqliteError, closedError } from './errors.js';
 import * as C from './constants.js';
 import {
   SQLITE_OK, SQLITE_ROW, SQLITE_DONE, SQLITE_NOMEM, SQLITE_MISUSE, SQLITE_RANGE, SQLITE_CORRUPT, SQLITE_NOTADB,
@@ -426,7 +426,7 @@ export class Database {
   }
 
   assertOpen() {
-    if (!this.db) throw new SqliteError('database is closed', SQLITE_MISUSE);
+    if (!this.db) throw closedError();
   }
 
   // Prepare the statement starting at cur (< end); returns [stmt, tail],

@@ -198,3 +198,17 @@ test('two file-storage databases in one directory keep their temp files apart', 
     for (const db of dbs) await db.close();
   }
 });
+
+test('the dispatcher refuses every call after close with the engine\'s error', async () => {
+  // index.js's Database refuses these itself; the Worker's dispatcher must
+  // too (it keeps the closed database, whose engine says why).
+  const { createDispatcher } = await import('../../dist/methods.js');
+  const d = createDispatcher();
+  await d.call('open', 'closed.db', { storage: 'memory' });
+  await d.call('exec', 'CREATE TABLE t(x)');
+  await d.call('close');
+  for (const [method, ...args] of [['query', 'SELECT 1'], ['stats', false], ['heapSize'], ['export']]) {
+    await assert.rejects(d.call(method, ...args), (e) => e.code === C.SQLITE_MISUSE && e.message === 'database is closed', method);
+  }
+  await d.call('close');   // twice is fine
+});
