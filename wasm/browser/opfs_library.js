@@ -40,9 +40,9 @@ mergeInto(LibraryManager.library, {
     files: null,          // Map: fileId -> backend handle
     lastError: null,
 
-    // Take SQLite's numbers from C (js/constants.js) and check the result
-    // codes against the C enum (nC codes, codeAt(i)); throws on any
-    // difference.
+    // Take SQLite's numbers from the constants module C (js/constants.js)
+    // and check the result codes against the C enum (nC codes, codeAt(i));
+    // throws on any difference.
     init: function(C, nC, codeAt) {
       var names = OPFS.RESULT_NAMES;
       if (nC !== names.length) throw new Error('opfs: result code table size differs between C and JS');
