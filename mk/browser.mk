@@ -147,6 +147,14 @@ test-api-node: browser $(API_FIXTURE)
 
 TEST_TARGETS += test-api-node
 
+# Unit tests of the engine, the VFS bridge and the backends in Node
+# (node:test; test/node/*.test.mjs).
+.PHONY: test-node-unit
+test-node-unit: browser
+	node --test test/node/*.test.mjs
+
+TEST_TARGETS += test-node-unit
+
 # A 1 GiB streamed import in Node (needs ~3 GiB of disk under build/ while it
 # runs, about 30 s; the files are removed after a pass).
 .PHONY: test-api-big
