@@ -9,10 +9,18 @@
 // the SQLITE_IOERR_* code of the method.  The error is kept and appended to
 // SQLite's message by the API.
 
-/** One open file, as the backend chose to represent it. */
+/**
+ * One open file (one per xOpen call), as the backend chose to represent it.
+ * The bridge keeps only fileId -> handle and reads these fields for the
+ * storage observer's events.
+ */
 export interface BackendHandle {
-  /** The name the backend uses for the file (temp files get one too: "/tmp/N" or a path). */
-  readonly name?: string;
+  /** SQLite's name of the file; a temp file gets one from the backend ("/tmp/N" or a path). */
+  readonly name: string;
+  /** The open flags SQLite passed to this xOpen. */
+  readonly flags: number;
+  /** True for a temp file (xOpen with name null). */
+  readonly temp: boolean;
 }
 
 export interface StorageBackend<H extends BackendHandle = BackendHandle> {
@@ -20,10 +28,10 @@ export interface StorageBackend<H extends BackendHandle = BackendHandle> {
   readonly kind: string;
   /**
    * Open `name` (SQLite's full path name, "/..."), or a new temp file when name is null.  flags are
-   * SQLite's open flags: without SQLITE_OPEN_CREATE (0x4) a missing file is an error (sqliteCode 14).
+   * SQLite's open flags: without SQLITE_OPEN_CREATE a missing file is an error (sqliteCode SQLITE_CANTOPEN).
    */
   xOpen(name: string | null, flags: number): H;
-  /** Close; a temp file or one opened with SQLITE_OPEN_DELETEONCLOSE (0x8) is deleted. */
+  /** Close; a temp file or one opened with SQLITE_OPEN_DELETEONCLOSE is deleted. */
   xClose(h: H): void;
   /** Read into buf from offset; returns the bytes read (fewer at end of file: the bridge zero-fills). */
   xRead(h: H, buf: Uint8Array, offset: number): number;

@@ -4,7 +4,8 @@
 // by the main-thread API (./index.js).
 
 import createSqliteModule from './sqlite3.mjs';
-import { SqliteError } from './errors.js';
+import { SqliteError, closedError } from './errors.js';
+import * as C from './constants.js';
 import {
   SQLITE_OK, SQLITE_ROW, SQLITE_DONE, SQLITE_NOMEM, SQLITE_MISUSE, SQLITE_RANGE, SQLITE_CORRUPT, SQLITE_NOTADB,
   SQLITE_OPEN_READONLY, SQLITE_OPEN_READWRITE, SQLITE_OPEN_CREATE, SQLITE_OPEN_EXRESCODE, SQLITE_OPEN_MAIN_DB,
@@ -60,7 +61,7 @@ export async function createEngine(backend, { wasm } = {}) {
     printErr: (s) => console.warn(s),
   })]);
   const bridge = M.opfs;
-  bridge.checkCodes(M._tc_code_count(), (i) => M._tc_codes(i));
+  bridge.init(C, M._tc_code_count(), (i) => M._tc_codes(i));
   bridge.setBackend(backend);
   const rc = M._tc_init();
   if (rc !== SQLITE_OK) throw new SqliteError(`cannot initialize SQLite/tempcrypt: ${M.UTF8ToString(M._sqlite3_errstr(rc))}`, rc);
@@ -69,11 +70,28 @@ export async function createEngine(backend, { wasm } = {}) {
 
 const decoder = new TextDecoder();
 
+// The entry points that may reach storage.  Engine.io holds each wrapped so
+// that it first clears the bridge's last error: Engine.error() then appends
+// only a storage error of this very call.
+const IO_CALLS = ['_sqlite3_open_v2', '_sqlite3_close_v2', '_sqlite3_prepare_v3', '_sqlite3_step',
+  '_sqlite3_backup_init', '_sqlite3_serialize', '_tc_stats', '_sqlite3_tempcrypt_set_enabled',
+  '_tc_create_function', '_tc_create_collation'];
+
 export class Engine {
   constructor(M, backend) {
     this.M = M;
     this.backend = backend;
     this.bridge = M.opfs;
+    const bridge = this.bridge;
+    this.io = {};
+    for (const name of IO_CALLS) {
+      this.io[name] = (a, b, c, d, e, f) => { bridge.lastError = null; return M[name](a, b, c, d, e, f); };
+    }
+    // db.tempcrypt of the synchronous API (worker.js hands this one out).
+    this.tempcrypt = {
+      stats: (reset = false) => this.stats(reset),
+      setEnabled: (on) => this.io._sqlite3_tempcrypt_set_enabled(on ? 1 : 0) !== 0,
+    };
   }
 
   // malloc(n), or SQLITE_NOMEM.
@@ -95,9 +113,9 @@ export class Engine {
   // Watch every VFS call (see the README's observation hook).
   setObserver(fn) { this.bridge.setObserver(fn); }
 
-  tempcryptStats(reset = false) {
+  // tempcrypt's counters, by name.
+  stats(reset) {
     const M = this.M;
-    this.bridge.lastError = null;
     // The names and their order come from tempcrypt.h (tc_stat_name);
     // STATS_FIELDS, the typed list, must match them.
     if (!this.statNames) {
@@ -108,7 +126,7 @@ export class Engine {
     const n = this.statNames.length;
     const p = this.malloc(8 * n);
     try {
-      M._tc_stats(p, reset ? 1 : 0);
+      this.io._tc_stats(p, reset ? 1 : 0);
       const a = new Float64Array(M.HEAPU8.buffer, p, n);
       const out = {};
       this.statNames.forEach((k, i) => { out[k] = a[i]; });
@@ -118,20 +136,14 @@ export class Engine {
     }
   }
 
-  tempcryptSetEnabled(on) {
-    this.bridge.lastError = null;
-    return this.M._sqlite3_tempcrypt_set_enabled(on ? 1 : 0) !== 0;
-  }
-
   open(name, { readOnly = false } = {}) {
     const M = this.M;
-    this.bridge.lastError = null;
     const [zName] = this.cstr(name);
     let pDb;
     try { pDb = this.malloc(4); } catch (e) { M._free(zName); throw e; }
     try {
       const flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_EXRESCODE;
-      const rc = M._sqlite3_open_v2(zName, pDb, flags, 0);
+      const rc = this.io._sqlite3_open_v2(zName, pDb, flags, 0);
       const db = M.HEAP32 ? M.HEAP32[pDb >> 2] : new Int32Array(M.HEAPU8.buffer, pDb, 1)[0];
       if (rc !== SQLITE_OK) {
         const err = this.error(db, rc);
@@ -244,8 +256,7 @@ export class Statement {
 
   // One step: true when a row is ready.
   step() {
-    this.database.engine.bridge.lastError = null;
-    return this.database.check(this.M._sqlite3_step(this.ptr)) === SQLITE_ROW;
+    return this.database.check(this.database.io._sqlite3_step(this.ptr)) === SQLITE_ROW;
   }
 
   row(mode) {
@@ -396,6 +407,7 @@ export class Database {
   constructor(engine, db, name) {
     this.engine = engine;
     this.M = engine.M;
+    this.io = engine.io;
     this.db = db;
     this.name = name;
     this.stmts = new Set();      // live prepared statements
@@ -414,15 +426,14 @@ export class Database {
   }
 
   assertOpen() {
-    if (!this.db) throw new SqliteError('database is closed', SQLITE_MISUSE);
+    if (!this.db) throw closedError();
   }
 
   // Prepare the statement starting at cur (< end); returns [stmt, tail],
   // stmt 0 for blanks or a comment.
   prepareAt(cur, end, flags, pp) {
     const M = this.M;
-    this.engine.bridge.lastError = null;
-    const rc = M._sqlite3_prepare_v3(this.db, cur, end - cur, flags, pp, pp + 4);
+    const rc = this.io._sqlite3_prepare_v3(this.db, cur, end - cur, flags, pp, pp + 4);
     const h32 = new Int32Array(M.HEAPU8.buffer, pp, 2);
     const out = [h32[0], h32[1]];
     this.check(rc);
@@ -564,10 +575,7 @@ export class Database {
 
   exec(sql) {
     this.forEachStatement(sql, (stmt) => {
-      for (;;) {
-        this.engine.bridge.lastError = null;
-        if (this.check(this.M._sqlite3_step(stmt)) === SQLITE_DONE) break;
-      }
+      while (this.check(this.io._sqlite3_step(stmt)) !== SQLITE_DONE) { /* next row */ }
     });
   }
 
@@ -664,8 +672,7 @@ export class Database {
     const M = this.M;
     const [zMain] = this.engine.cstr('main');
     try {
-      this.engine.bridge.lastError = null;
-      const b = M._sqlite3_backup_init(this.db, zMain, src.db, zMain);
+      const b = this.io._sqlite3_backup_init(this.db, zMain, src.db, zMain);
       if (!b) throw this.engine.error(this.db, M._sqlite3_errcode(this.db));
       let rc;
       do { rc = M._sqlite3_backup_step(b, 256); } while (rc === SQLITE_OK);
@@ -680,12 +687,11 @@ export class Database {
   export() {
     this.assertOpen();
     const M = this.M;
-    this.engine.bridge.lastError = null;
     const [zMain] = this.engine.cstr('main');
     let pSize;
     try { pSize = this.engine.malloc(8); } catch (e) { M._free(zMain); throw e; }
     try {
-      const p = M._sqlite3_serialize(this.db, zMain, pSize, 0);
+      const p = this.io._sqlite3_serialize(this.db, zMain, pSize, 0);
       if (!p) throw this.engine.error(this.db, SQLITE_NOMEM);
       const n = Number(new BigInt64Array(M.HEAPU8.buffer, pSize, 1)[0]);
       const out = M.HEAPU8.slice(p, p + n);
@@ -707,7 +713,6 @@ export class Database {
     this.assertOpen();
     const id = ++nextHandlerId;
     this.M.tcapi.handlers.set(id, handler);
-    this.engine.bridge.lastError = null;
     const rc = create(id);   // on failure SQLite drops the handler (xDestroy)
     if (rc !== SQLITE_OK) throw this.engine.error(this.db, rc);
   }
@@ -762,7 +767,7 @@ export class Database {
     const flags = (options.deterministic ? SQLITE_DETERMINISTIC : 0) | (options.directOnly ? SQLITE_DIRECTONLY : 0);
     const [zName] = this.engine.cstr(name);
     try {
-      this.register(handler, (id) => this.M._tc_create_function(this.db, zName, nArg, flags, id, aggregate ? 1 : 0));
+      this.register(handler, (id) => this.io._tc_create_function(this.db, zName, nArg, flags, id, aggregate ? 1 : 0));
     } finally { this.M._free(zName); }
   }
 
@@ -783,7 +788,7 @@ export class Database {
     };
     const [zName] = this.engine.cstr(name);
     try {
-      this.register(handler, (id) => M._tc_create_collation(this.db, zName, id));
+      this.register(handler, (id) => this.io._tc_create_collation(this.db, zName, id));
     } finally { M._free(zName); }
   }
 
@@ -868,8 +873,7 @@ export class Database {
     if (!this.db) return;
     for (const st of [...this.stmts]) st.finalize();
     this.txStack = [];
-    this.engine.bridge.lastError = null;
-    const rc = this.M._sqlite3_close_v2(this.db);
+    const rc = this.io._sqlite3_close_v2(this.db);
     if (rc !== SQLITE_OK) throw this.engine.error(this.db, rc);
     this.db = 0;
   }

@@ -8,6 +8,10 @@
 
 import { SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE } from './constants.js';
 const TEMP_PREFIX = '.sqlite-tempcrypt-tmp-';
+// Numbers the temp files of this process.  Each is created with O_EXCL
+// (trying the next number while one exists), so two backends over the same
+// directory (two databases, or two copies of this module) never share one.
+let nextTemp = 0;
 
 function withCode(e, code) {
   return Object.assign(e instanceof Error ? e : new Error(String(e)), { sqliteCode: code });
@@ -22,7 +26,6 @@ export class FileBackend {
     this.pathMod = path;
     this.dir = path.resolve(dir);
     this.open = new Set();       // handles
-    this.nextTemp = 0;
     this.written = new Set();    // every path written to (inspection)
     this.wipedAtOpen = [];
   }
@@ -59,14 +62,19 @@ export class FileBackend {
   xOpen(name, flags) {
     const { fs } = this;
     const temp = name === null;
-    const path = temp ? this.pathMod.join(this.dir, `${TEMP_PREFIX}${process.pid}-${++this.nextTemp}`) : this.resolve(name);
     const C = fs.constants;
-    const mode = flags & SQLITE_OPEN_READONLY ? C.O_RDONLY : C.O_RDWR | (flags & SQLITE_OPEN_CREATE || temp ? C.O_CREAT : 0);
-    let fd;
-    try {
-      fd = fs.openSync(path, temp ? mode | C.O_TRUNC : mode, 0o600);
-    } catch (e) {
-      throw withCode(e, e.code === 'ENOSPC' || e.code === 'EDQUOT' ? SQLITE_FULL : SQLITE_CANTOPEN);
+    const mode = temp ? C.O_RDWR | C.O_CREAT | C.O_EXCL
+      : flags & SQLITE_OPEN_READONLY ? C.O_RDONLY : C.O_RDWR | (flags & SQLITE_OPEN_CREATE ? C.O_CREAT : 0);
+    let fd, path;
+    for (;;) {
+      path = temp ? this.pathMod.join(this.dir, `${TEMP_PREFIX}${process.pid}-${++nextTemp}`) : this.resolve(name);
+      try {
+        fd = fs.openSync(path, mode, 0o600);
+        break;
+      } catch (e) {
+        if (temp && e.code === 'EEXIST') continue;
+        throw withCode(e, e.code === 'ENOSPC' || e.code === 'EDQUOT' ? SQLITE_FULL : SQLITE_CANTOPEN);
+      }
     }
     const h = { fd, name: temp ? path : name, path, flags, temp };
     this.open.add(h);

@@ -7,7 +7,7 @@
 //   const db = await open('app.db', { storage: 'opfs' });
 //   const rows = await db.query('SELECT ?1 AS x', [42]);
 
-import { SqliteError } from './errors.js';
+import { SqliteError, closedError } from './errors.js';
 import { SQLITE_MISUSE } from './constants.js';
 import { importChunks, concatPages, EXPORT_PAGES_SQL } from './sources.js';
 
@@ -208,7 +208,7 @@ export class Database extends Queryable {
   }
 
   send(method, args, transfer) {
-    if (this.closed) return Promise.reject(new SqliteError('database is closed', SQLITE_MISUSE));
+    if (this.closed) return Promise.reject(closedError());
     return this.client.call(method, args, transfer);
   }
 
@@ -257,16 +257,16 @@ export class Database extends Queryable {
     // it for ever).
     const abort = async () => { aborted = true; await finish(true); };
     this.exportAbort = abort;
-    const closedError = () => new SqliteError('exportStream: the database was closed', SQLITE_MISUSE);
+    const streamClosed = () => new SqliteError('exportStream: the database was closed', SQLITE_MISUSE);
     return new ReadableStream({
       start: async (controller) => {
         release = await this.lock();
-        if (aborted) { await finish(false); controller.error(closedError()); return; }
+        if (aborted) { await finish(false); controller.error(streamClosed()); return; }
         try { id = await this.send('cursorOpen', [EXPORT_PAGES_SQL, null, { rowMode: 'array' }]); }
         catch (e) { await finish(false); throw e; }
       },
       pull: async (controller) => {
-        if (aborted) { controller.error(closedError()); return; }
+        if (aborted) { controller.error(streamClosed()); return; }
         try {
           const { rows, done } = await this.send('page', [id, pagesPerChunk, true]);
           if (rows.length) controller.enqueue(concatPages(rows));
@@ -295,7 +295,7 @@ export class Database extends Queryable {
 
 // Open a database.  storage: 'opfs' (default in a browser; an error where
 // OPFS is unusable), 'memory' (default in Node) or 'auto' (OPFS, else
-// memory); db.storage says which.  Rejects with an SqliteError (code 5,
+// memory); db.storage says which.  Rejects with an SqliteError (code
 // SQLITE_BUSY) when another tab holds the same database.  import: a source
 // to replace the database with (see Database.import).
 export async function open(name, options = {}) {

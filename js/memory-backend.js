@@ -10,11 +10,13 @@ export class MemoryBackend {
     this.nextTemp = 0;
   }
 
-  // A temp file (no name) lives only in its handle: its "/tmp/N" is a label
-  // for the observer, not a key, since a user may name a database /tmp/N.
+  // A handle per open: { file, name, flags, temp }; file ({ data, size })
+  // is shared by every open of a named file.  A temp file (no name) lives
+  // only in its handle: its "/tmp/N" is a label for the observer, not a
+  // key, since a user may name a database /tmp/N.
   xOpen(name, flags) {
     if (name === null) {
-      return { name: `/tmp/${++this.nextTemp}`, data: new Uint8Array(0), size: 0, flags, temp: true };
+      return { file: { data: new Uint8Array(0), size: 0 }, name: `/tmp/${++this.nextTemp}`, flags, temp: true };
     }
     let file = this.files.get(name);
     if (!file) {
@@ -22,28 +24,28 @@ export class MemoryBackend {
       file = { name, data: new Uint8Array(0), size: 0, flags };
       this.files.set(name, file);
     }
-    return file;
+    return { file, name, flags, temp: false };
   }
 
   // Free by handle: a temp file's bytes go with it; a named file deleted on
   // close goes only if its name still maps to this very file.
-  xClose(file) {
-    if (file.temp) {
-      file.data = new Uint8Array(0);
-      file.size = 0;
-    } else if (file.flags & SQLITE_OPEN_DELETEONCLOSE && this.files.get(file.name) === file) {
-      this.xDelete(file.name);
+  xClose(h) {
+    if (h.temp) {
+      h.file.data = new Uint8Array(0);
+      h.file.size = 0;
+    } else if (h.flags & SQLITE_OPEN_DELETEONCLOSE && this.files.get(h.name) === h.file) {
+      this.xDelete(h.name);
     }
   }
 
-  xRead(file, buf, offset) {
+  xRead({ file }, buf, offset) {
     if (offset >= file.size) return 0;
     const n = Math.min(buf.length, file.size - offset);
     buf.set(file.data.subarray(offset, offset + n));
     return n;
   }
 
-  xWrite(file, buf, offset) {
+  xWrite({ file }, buf, offset) {
     const end = offset + buf.length;
     if (end > file.data.length) {
       const grown = new Uint8Array(Math.max(end, Math.min(file.data.length * 2, end + (64 << 20))));
@@ -54,7 +56,7 @@ export class MemoryBackend {
     if (end > file.size) file.size = end;
   }
 
-  xTruncate(file, size) {
+  xTruncate({ file }, size) {
     if (size < file.size) file.data.fill(0, size, file.size);
     file.size = size;
     if (size > file.data.length) {
@@ -66,7 +68,7 @@ export class MemoryBackend {
 
   xSync() {}
 
-  xSize(file) {
+  xSize({ file }) {
     return file.size;
   }
 

@@ -9,7 +9,9 @@ import { ImportSink } from './engine.js';
 import { SQLITE_MISUSE } from './constants.js';
 
 // A fresh dispatcher: call(method, ...args) runs one call and resolves to
-// its result once the pool's top-up (db.pending) is done.
+// its result once the pool's top-up (db.pending) is done.  index.js calls
+// open first; after close the database is kept, so that every later call
+// meets the engine's "database is closed" check (Database.assertOpen).
 export function createDispatcher() {
   let db = null;
   // Prepared statements (by id) and the one import in progress.
@@ -94,19 +96,17 @@ export function createDispatcher() {
     setEnabled: (on) => db.tempcrypt.setEnabled(on),
     files: () => ({ list: db.files.list(), wipedAtOpen: db.files.wipedAtOpen }),
     async close() {
-      if (db) {
-        if (sink) { sink.abort(); sink = null; }
-        stmts.clear();   // db.close() finalizes them
-        await db.pending;
-        await db.close();
-      }
-      db = null;
+      if (!db) return;
+      if (sink) { sink.abort(); sink = null; }
+      stmts.clear();   // db.close() finalizes them
+      await db.pending;
+      await db.close();
     },
   };
   return {
     async call(method, ...args) {
       if (!Object.prototype.hasOwnProperty.call(methods, method)) throw new Error(`unknown method ${method}`);
-      if (method !== 'open' && method !== 'close' && !db) throw new SqliteError('database is closed', SQLITE_MISUSE);
+      if (method !== 'open' && method !== 'close') db.db.assertOpen();
       const result = await methods[method](...args);
       if (db && db.pending) await db.pending;
       return result;

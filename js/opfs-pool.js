@@ -18,16 +18,17 @@ import {
   SQLITE_BUSY, SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN,
   SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB, SQLITE_OPEN_MAIN_JOURNAL,
   SQLITE_OPEN_SUPER_JOURNAL, SQLITE_OPEN_WAL,
+  POOL_HEADER_SIZE as HEADER_SIZE, POOL_MAGIC as MAGIC, POOL_OFFSET_MAGIC, POOL_OFFSET_FLAGS,
+  POOL_OFFSET_PATH_LENGTH, POOL_OFFSET_CHECKSUM, POOL_OFFSET_PATH,
 } from './constants.js';
 
-export const HEADER_SIZE = 4096;
-export const MAGIC = 0x31504354;   // 'TCP1' little-endian
 // A path's room in the header (after magic, flags, length, checksum).  The
 // VFS's mxPathname (opfs_vfs.c) stays well under it, suffixes included.
-const PATH_MAX = HEADER_SIZE - 16;
+const PATH_MAX = HEADER_SIZE - POOL_OFFSET_PATH;
 // Files that outlive a connection (never wiped as temp leftovers).
 export const PERSISTENT = SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_SUPER_JOURNAL | SQLITE_OPEN_WAL;
 export const POOL_ROOT = '.sqlite-tempcrypt';
+export { HEADER_SIZE, MAGIC };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -138,13 +139,13 @@ export class OpfsPool {
     h.fill(0);
     slot.ah.read(h, { at: 0 });
     const dv = new DataView(h.buffer);
-    const n = dv.getUint32(8, true);
-    if (dv.getUint32(0, true) !== MAGIC) return h.every((b) => b === 0) ? null : { damaged: 'no pool header' };
+    const n = dv.getUint32(POOL_OFFSET_PATH_LENGTH, true);
+    if (dv.getUint32(POOL_OFFSET_MAGIC, true) !== MAGIC) return h.every((b) => b === 0) ? null : { damaged: 'no pool header' };
     if (n === 0 || n > PATH_MAX) return { damaged: `path length ${n}` };
-    const sum = dv.getUint32(12, true);
-    dv.setUint32(12, 0, true);
-    if (fnv1a(h, 16 + n) !== sum) return { damaged: 'checksum mismatch' };
-    return { flags: dv.getUint32(4, true), path: decoder.decode(h.subarray(16, 16 + n)) };
+    const sum = dv.getUint32(POOL_OFFSET_CHECKSUM, true);
+    dv.setUint32(POOL_OFFSET_CHECKSUM, 0, true);
+    if (fnv1a(h, POOL_OFFSET_PATH + n) !== sum) return { damaged: 'checksum mismatch' };
+    return { flags: dv.getUint32(POOL_OFFSET_FLAGS, true), path: decoder.decode(h.subarray(POOL_OFFSET_PATH, POOL_OFFSET_PATH + n)) };
   }
 
   writeHeader(slot, path, flags) {
@@ -154,11 +155,11 @@ export class OpfsPool {
       const bytes = encoder.encode(path);
       if (bytes.length > PATH_MAX) throw sqliteError(SQLITE_CANTOPEN, `file name too long for the OPFS pool: ${path}`);
       const dv = new DataView(h.buffer);
-      dv.setUint32(0, MAGIC, true);
-      dv.setUint32(4, flags, true);
-      dv.setUint32(8, bytes.length, true);
-      h.set(bytes, 16);
-      dv.setUint32(12, fnv1a(h, 16 + bytes.length), true);
+      dv.setUint32(POOL_OFFSET_MAGIC, MAGIC, true);
+      dv.setUint32(POOL_OFFSET_FLAGS, flags, true);
+      dv.setUint32(POOL_OFFSET_PATH_LENGTH, bytes.length, true);
+      h.set(bytes, POOL_OFFSET_PATH);
+      dv.setUint32(POOL_OFFSET_CHECKSUM, fnv1a(h, POOL_OFFSET_PATH + bytes.length), true);
     }
     slot.ah.write(h, { at: 0 });
   }

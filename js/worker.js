@@ -127,10 +127,7 @@ export class SyncDatabase {
     this.storage = storage;
     this.name = db.name;
     this.timeoutMs = 0;   // time limit per call (0: none)
-    this.tempcrypt = {
-      stats: (reset = false) => engine.tempcryptStats(reset),
-      setEnabled: (on) => engine.tempcryptSetEnabled(!!on),
-    };
+    this.tempcrypt = engine.tempcrypt;
     // Inspection of the storage underneath, for tests and the demo page.
     this.files = {
       list: () => backend.list(),

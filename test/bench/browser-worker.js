@@ -45,8 +45,8 @@ const heapBytes = () => (memory ? memory.buffer.byteLength : 0);
 
 let engine = null;         // { exec(sql), value(sql), setEnabled(on), stats(), close() }
 
-async function openOurs(name, wasm) {
-  const { open } = await import('/dist/worker.js');
+async function openOurs(name, wasm, dist) {
+  const { open } = await import(`${dist || '/dist'}/worker.js`);
   const db = await open(name, { storage: 'opfs', ...(wasm ? { wasm } : {}) });
   return {
     exec: (sql) => db.exec(sql),
@@ -85,8 +85,8 @@ function runSql(sql) {
 }
 
 const ops = {
-  async open({ kind, name, wasm }) {
-    engine = kind === 'official' ? await openOfficial(name) : await openOurs(name, wasm);
+  async open({ kind, name, wasm, dist }) {
+    engine = kind === 'official' ? await openOfficial(name) : await openOurs(name, wasm, dist);
     return { heap: heapBytes(), version: engine.version ?? null };
   },
   // Build the table; the handle written most meanwhile is the main database.

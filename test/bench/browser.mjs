@@ -26,6 +26,8 @@ const REPS = Math.max(1, Number(arg('reps', '5')));
 const ROWS = arg('rows', '200000').split(/[\s,]+/).filter(Boolean).map(Number);
 const BIG = Number(arg('big', '0'));
 const CAP = arg('cap', 'build/bench/capped/sqlite3.wasm');
+// Another build of ours to measure (a directory under the repository, as dist/).
+const DIST = arg('dist', 'dist');
 
 // The one workload list (see its header).
 const WORK = fs.readFileSync(path.join(ROOT, 'test/bench/workloads.txt'), 'utf8').split('\n')
@@ -68,7 +70,7 @@ async function main() {
         const w = { ours: await start(), official: await start() };
         const name = `bench-${rows}-${settings}.db`;
         const version = (await call(w.official, 'open', { kind: 'official', name })).version;
-        await call(w.ours, 'open', { kind: 'ours', name });
+        await call(w.ours, 'open', { kind: 'ours', name, dist: `/${DIST}` });
         for (const e of ['ours', 'official']) await call(w[e], 'setup', { pragmas: prag.setup, sql: sqlOf('setup', rows) });
         console.log(`Chromium ${browserVersion}, official ${version}: ${rows} rows, settings ${settings}, median of ${REPS}`);
         console.log('  workload          official ms  ours-enc ms  ours-pl ms  enc/official  enc/plain  temp MiB below (off/enc/pl)');

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { wasmSizes } from './size.mjs';
 
 const dir = process.argv[2] || 'build/bench';
 const read = (f) => {
@@ -30,6 +31,7 @@ const results = {
   machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, os: `${os.type()} ${os.release()}`, loadavg: os.loadavg() },
   versions: { sqlite: sqliteVersion, official: pkgVersion('@sqlite.org/sqlite-wasm'), chromium: browser, node: process.version,
     emcc: tryRun('emcc', ['--version']), clang: tryRun('clang-19', ['--version']) },
+  sizes: wasmSizes(),
   records: recs,
   big,
 };
@@ -62,6 +64,10 @@ if (big.length) {
     out.push(`| ${b.engine} ${b.mode}${b.heapCap ? ' (heap cap)' : ''} | ${b.mib} | ${b.workload} | ${b.error ? 'failed' : (b.ms / 1000).toFixed(1)} | ${MiB(b.heap)} | ${MiB(b.tempBytesBelow)} | ${b.error ?? b.result} |`);
   }
 }
+const { ours, official } = results.sizes;
+out.push('', '| wasm | bytes | gzip -9 |', '|---|---|---|',
+  `| ours (${ours.file}) | ${ours.bytes} | ${ours.gzip} |`,
+  `| official @sqlite.org/sqlite-wasm ${results.versions.official} | ${official.bytes} | ${official.gzip} |`);
 fs.writeFileSync(path.join(dir, 'results.md'), out.join('\n') + '\n');
 console.log(out.join('\n'));
 console.log(`\nwritten: ${path.join(dir, 'results.json')}, ${path.join(dir, 'results.md')}`);

@@ -2,6 +2,9 @@
 // Each test throws on failure; run() returns [{ name, ok, error }].
 // Also run in Node (test/node/api.mjs) with memory storage.
 import { open } from '../../dist/index.js';
+import {
+  SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_RANGE, SQLITE_MISUSE, SQLITE_CANTOPEN, SQLITE_CONSTRAINT, SQLITE_CONSTRAINT_UNIQUE,
+} from '../../dist/constants.js';
 import { eq, ok, rejects, sameBytes, readAll, runTests } from './assert.js';
 import { tests as syncTests } from './sync-api-tests.js';
 
@@ -34,8 +37,8 @@ export const tests = {
       eq(await db.query('SELECT ?1 + ?2 AS s, ?1 AS a', [2, 3]), [{ s: 5, a: 2 }], 'numbered');
       eq(await db.query('SELECT :a || @b || $c AS s', { a: 'x', b: 'y', c: 'z' }), [{ s: 'xyz' }], 'named without prefix');
       eq(await db.query('SELECT :a AS s', { ':a': 1 }), [{ s: 1 }], 'named with prefix');
-      await rejects(db.query('SELECT ?, ?', [1]), 25, 'too few positional');
-      await rejects(db.query('SELECT :missing', {}), 25, 'missing named');
+      await rejects(db.query('SELECT ?, ?', [1]), SQLITE_RANGE, 'too few positional');
+      await rejects(db.query('SELECT :missing', {}), SQLITE_RANGE, 'missing named');
       const r = await db.run('CREATE TABLE IF NOT EXISTS p(id INTEGER PRIMARY KEY, s)');
       eq(r.changes, 0, 'changes of DDL');
       const ins = await db.run('INSERT INTO p(id, s) VALUES (?, ?)', [2n ** 60n, 'big id']);
@@ -51,15 +54,15 @@ export const tests = {
       let e = await rejects(db.query('SELECT * FROM no_such_table'), 1, 'no such table');
       ok(/no such table/.test(e.message), 'message says why');
       await db.exec('CREATE TABLE IF NOT EXISTS u(x UNIQUE NOT NULL); DELETE FROM u; INSERT INTO u VALUES (1)');
-      e = await rejects(db.run('INSERT INTO u VALUES (1)'), 2067, 'SQLITE_CONSTRAINT_UNIQUE');
-      eq(e.primaryCode, 19, 'primary code');
+      e = await rejects(db.run('INSERT INTO u VALUES (1)'), SQLITE_CONSTRAINT_UNIQUE, 'SQLITE_CONSTRAINT_UNIQUE');
+      eq(e.primaryCode, SQLITE_CONSTRAINT, 'primary code');
       await rejects(db.run('INSERT INTO u VALUES (NULL)'), 1299, 'SQLITE_CONSTRAINT_NOTNULL');
       await rejects(db.exec('SELEC 1'), 1, 'syntax error');
-      await rejects(db.query('SELECT 1; SELECT 2'), 21, 'query takes one statement');
+      await rejects(db.query('SELECT 1; SELECT 2'), SQLITE_MISUSE, 'query takes one statement');
       eq(await db.query('SELECT 1 AS one; -- a comment'), [{ one: 1 }], 'a trailing comment is not a statement');
       eq(await db.query('SELECT 1 AS one'), [{ one: 1 }], 'usable after errors');
     } finally { await db.close(); }
-    await rejects(db.query('SELECT 1'), 21, 'closed database');
+    await rejects(db.query('SELECT 1'), SQLITE_MISUSE, 'closed database');
   },
 
   async transactions(storage) {
@@ -129,13 +132,13 @@ export const tests = {
       eq(seen, [1, 2, 3, 4, 5, 6], 'iterate in pages of 2');
       for await (const r of sel.iterate([1], { pageSize: 2 })) { if (r.id === 3) break; }
       eq((await sel.all([6])).length, 1, 'usable after an iteration stopped early');
-      await rejects(ins.run(['x']), 25, 'wrong parameter count');
+      await rejects(ins.run(['x']), SQLITE_RANGE, 'wrong parameter count');
       await ins.finalize();
-      await rejects(ins.run(['x', 1]), 21, 'finalized statement');
-      await rejects(db.prepare('SELECT 1; SELECT 2'), 21, 'prepare takes one statement');
+      await rejects(ins.run(['x', 1]), SQLITE_MISUSE, 'finalized statement');
+      await rejects(db.prepare('SELECT 1; SELECT 2'), SQLITE_MISUSE, 'prepare takes one statement');
       await rejects(db.prepare('SELECT * FROM nope'), 1, 'prepare error');
     } finally { await db.close(); }
-    await rejects(db.prepare('SELECT 1'), 21, 'prepare after close');
+    await rejects(db.prepare('SELECT 1'), SQLITE_MISUSE, 'prepare after close');
   },
 
   async batch(storage) {
@@ -146,7 +149,7 @@ export const tests = {
       eq(res.map((r) => r.changes), [1, 1, 0], 'changes per statement');
       eq(res[2].rows, [{ x: 1 }, { x: 2 }], 'rows of the select');
       eq((await db.batch(['SELECT x, x FROM b ORDER BY x'], { rowMode: 'array' }))[0].rows, [[1, 1], [2, 2]], 'batch rowMode array');
-      const e = await rejects(db.batch([['INSERT INTO b VALUES (?)', [3]], ['INSERT INTO b VALUES (?)', [1]]]), 2067, 'a failing statement');
+      const e = await rejects(db.batch([['INSERT INTO b VALUES (?)', [3]], ['INSERT INTO b VALUES (?)', [1]]]), SQLITE_CONSTRAINT_UNIQUE, 'a failing statement');
       ok(/batch statement 1/.test(e.message), `error names the statement: ${e.message}`);
       eq(await db.query('SELECT x FROM b ORDER BY x'), [{ x: 1 }, { x: 2 }], 'the whole batch rolled back');
       await db.exec('BEGIN; COMMIT');
@@ -189,7 +192,7 @@ export const tests = {
       eq((await db.query('SELECT x FROM t WHERE x >= 10 ORDER BY x')).map((r) => r.x), [10, 12], 'nested result committed');
       let saved;
       await db.transaction(async (tx) => { saved = tx; });
-      await rejects(saved.query('SELECT 1'), 21, 'tx unusable after it ended');
+      await rejects(saved.query('SELECT 1'), SQLITE_MISUSE, 'tx unusable after it ended');
       // Two transactions started together run one after the other.
       const both = await Promise.all([1, 2].map((k) => db.transaction(async (tx) => {
         const n = (await tx.query('SELECT count(*) AS n FROM t'))[0].n;
@@ -250,7 +253,7 @@ export const tests = {
       const closed = await Promise.race([src.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('still waiting'), 5000))]);
       eq(closed, 'closed', 'close() with an export stream left unread');
       const after = await reader.read().then(() => null, (e) => e);
-      ok(after && after.code === 21, `the unread stream ends with SQLITE_MISUSE: ${after && after.message}`);
+      ok(after && after.code === SQLITE_MISUSE, `the unread stream ends with SQLITE_MISUSE: ${after && after.message}`);
     } finally { await src.close(); }
 
     const db = await open(`imp-dst-${storage}.db`, { storage });
@@ -261,17 +264,17 @@ export const tests = {
         eq(await db.query('PRAGMA integrity_check'), [{ integrity_check: 'ok' }], `${what}: integrity`);
       };
       // Damaged inputs: each a clear error, the old database untouched.
-      let e = await rejects(db.import(new TextEncoder().encode('this is not a database at all, not even close'.repeat(20))), 26, 'garbage');
+      let e = await rejects(db.import(new TextEncoder().encode('this is not a database at all, not even close'.repeat(20))), SQLITE_NOTADB, 'garbage');
       ok(/not an SQLite database/.test(e.message), e.message);
       await intact('garbage');
-      e = await rejects(db.import(image.slice(0, image.length - 1000)), 11, 'truncated');
+      e = await rejects(db.import(image.slice(0, image.length - 1000)), SQLITE_CORRUPT, 'truncated');
       ok(/truncated/.test(e.message), e.message);
       await intact('truncated');
       const bad = image.slice();
       const pageSize = (bad[16] << 8) | bad[17];
       for (let i = 2 * pageSize; i < 2 * pageSize + 64; i++) bad[i] = 0xA5;   // page 3: a b-tree page of k
       e = await rejects(db.import(bad), undefined, 'damaged page');
-      ok(e.primaryCode === 11 || e.primaryCode === 26, `damaged page: SQLITE_CORRUPT (${e.code}: ${e.message})`);
+      ok(e.primaryCode === SQLITE_CORRUPT || e.primaryCode === SQLITE_NOTADB, `damaged page: SQLITE_CORRUPT (${e.code}: ${e.message})`);
       await intact('damaged page');
       // Good imports from every kind of source.
       const kinds = {
@@ -350,14 +353,14 @@ async function mainThread() {
 // Storage choice: never a silent fallback (in the page without a Worker, or
 // in Node: no OPFS in either).
 async function storageChoice() {
-  const e = await rejects(open('x.db', { storage: 'opfs', worker: false }), 14, 'opfs where OPFS is unusable');
+  const e = await rejects(open('x.db', { storage: 'opfs', worker: false }), SQLITE_CANTOPEN, 'opfs where OPFS is unusable');
   ok(/OPFS/.test(e.message) && /'auto'/.test(e.message), `the error says why and what to do: ${e.message}`);
   const db = await open('auto.db', { storage: 'auto', worker: false });
   try {
     eq(db.storage, 'memory', "'auto' falls back to memory and says so");
   } finally { await db.close(); }
   if (typeof window === 'object') {
-    await rejects(open('x.db', { worker: false }), 14, "the default in a browser is 'opfs', not a silent fallback");
+    await rejects(open('x.db', { worker: false }), SQLITE_CANTOPEN, "the default in a browser is 'opfs', not a silent fallback");
   }
 }
 

@@ -1,6 +1,8 @@
 // Two tabs and one database (run.mjs --only=multitab): open() waits for the
 // pool's Web Lock up to lockTimeoutMs, then SQLITE_BUSY; a tab that closes
 // the database, or goes away, hands it over to the waiting one.
+import { SQLITE_BUSY } from '../../js/constants.js';
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // In page p: open 'handover.db' (options), count its rows, close; returns
@@ -34,10 +36,10 @@ export async function testMultiTab({ check, withBrowser, newPage, base }) {
     const b = await newPage(ctx, base);
     await holdIn(a);
     const short = await openIn(b, { lockTimeoutMs: 300 });
-    check(!short.opened && short.code === 5 && short.ms >= 250 && /another tab/.test(short.message) && /waited 300 ms/.test(short.message),
+    check(!short.opened && short.code === SQLITE_BUSY && short.ms >= 250 && /another tab/.test(short.message) && /waited 300 ms/.test(short.message),
       'multi-tab: open() waits lockTimeoutMs, then SQLITE_BUSY saying why', JSON.stringify(short));
     const noWait = await openIn(b, { lockTimeoutMs: 0 });
-    check(!noWait.opened && noWait.code === 5, 'multi-tab: lockTimeoutMs 0 does not wait', JSON.stringify(noWait));
+    check(!noWait.opened && noWait.code === SQLITE_BUSY, 'multi-tab: lockTimeoutMs 0 does not wait', JSON.stringify(noWait));
 
     // The first tab closes the database while the second waits.
     const waiting = openIn(b, {});

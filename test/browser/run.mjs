@@ -5,12 +5,18 @@
 // (chromium.mjs, firefox.mjs, webkit.mjs; see engines.mjs).  Every check
 // asserts; a check that cannot run in an engine is skipped with the reason
 // printed; any failure makes the run exit 1.
-//   node test/browser/run.mjs [--only=api,quota,pool,leak,multitab,consumer,node,types,conformance]
+//   node test/browser/run.mjs [--only=api,quota,pool,leak,multitab,consumer,types,conformance]
+// (The engine's Node unit tests are test/node/*.test.mjs: make test-node-unit.)
 import { serve } from './server.mjs';
 import { selectEngines, launchEngine, freshProfile as newProfile } from './engines.mjs';
 import { checks } from './checks.mjs';
-import { MAGIC, PERSISTENT } from '../../js/opfs-pool.js';
-import { SQLITE_OPEN_DELETEONCLOSE } from '../../js/constants.js';
+import { PERSISTENT } from '../../js/opfs-pool.js';
+import {
+  SQLITE_BUSY, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_OPEN_DELETEONCLOSE, POOL_MAGIC, POOL_OFFSET_MAGIC, POOL_OFFSET_FLAGS, POOL_OFFSET_PATH,
+} from '../../js/constants.js';
+import { SqliteError } from '../../js/errors.js';
+// The primary result code of an error sent over postMessage ({ code }).
+const primary = (err) => new SqliteError('', err.code).primaryCode;
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -117,9 +123,9 @@ function rawScan(profile, base, marker) {
       out.files++; out.bytes += buf.length;
       let hits = 0;
       for (let i = buf.indexOf(needle); i >= 0; i = buf.indexOf(needle, i + 1)) hits++;
-      const isPool = buf.length >= 16 && buf.readUInt32LE(0) === MAGIC;
+      const isPool = buf.length >= POOL_OFFSET_PATH && buf.readUInt32LE(POOL_OFFSET_MAGIC) === POOL_MAGIC;
       if (isPool) out.poolFiles++;
-      const flags = isPool ? buf.readUInt32LE(4) : 0;
+      const flags = isPool ? buf.readUInt32LE(POOL_OFFSET_FLAGS) : 0;
       const persistent = isPool && (flags & PERSISTENT) && !(flags & SQLITE_OPEN_DELETEONCLOSE);
       if (persistent) out.persistentHits += hits; else out.tempHits += hits;
       if (hits) out.where.push(`${path.relative(dir, p)} (${buf.length} B, ${persistent ? 'persistent' : 'temp/other'} flags=0x${flags.toString(16)}): ${hits}`);
@@ -132,116 +138,6 @@ function rawScan(profile, base, marker) {
 function sum(o) { return Object.values(o || {}).reduce((a, b) => a + b, 0); }
 
 // ---------------------------------------------------------------- tests
-async function testNode() {
-  const { open } = await import(path.join(ROOT, 'dist/index.js'));
-  const db = await open('node.db', { storage: 'memory' });
-  check(db.storage === 'memory', 'node: memory storage');
-  await db.exec('CREATE TABLE t(x); INSERT INTO t VALUES (1), (9223372036854775807)');
-  const rows = await db.query('SELECT x FROM t ORDER BY x');
-  check(rows[0].x === 1 && rows[1].x === 9223372036854775807n, 'node: query with BigInt', JSON.stringify(rows, (k, v) => typeof v === 'bigint' ? String(v) : v));
-  await db.exec('PRAGMA temp_store=FILE; PRAGMA temp.cache_size=4; CREATE TEMP TABLE y AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<3000) SELECT n, randomblob(100) FROM c');
-  const s = await db.tempcrypt.stats();
-  check(s.nFileEncrypted >= 1, 'node: temp files encrypted in memory storage', `nFileEncrypted=${s.nFileEncrypted}`);
-  let err;
-  try { await db.run('INSERT INTO nope VALUES (1)'); } catch (e) { err = e; }
-  check(err && err.code === 1 && /no such table/.test(err.message), 'node: error carries code and message');
-  await db.close();
-  // The JS table of result codes must match the C enum, or start-up fails.
-  const { createEngine } = await import(path.join(ROOT, 'dist/engine.js'));
-  const { MemoryBackend } = await import(path.join(ROOT, 'dist/memory-backend.js'));
-  const eng = await createEngine(new MemoryBackend());
-  const table = eng.bridge.RESULT_CODES;
-  let lockErr = null;
-  try { eng.bridge.checkCodes(eng.M._tc_code_count(), (i) => eng.M._tc_codes(i)); } catch (e) { lockErr = e; }
-  check(lockErr === null && table.length === eng.M._tc_code_count(), 'node: C enum and JS result-code table agree', `${table.length} codes`);
-  table[3] = ['SQLITE_NOMEM', 999];
-  try { eng.bridge.checkCodes(eng.M._tc_code_count(), (i) => eng.M._tc_codes(i)); lockErr = null; } catch (e) { lockErr = e; }
-  check(lockErr && /SQLITE_NOMEM differs/.test(lockErr.message), 'node: a result-code mismatch is caught at start-up', lockErr && lockErr.message);
-  // The VFS claims no SEQUENTIAL/SAFE_APPEND: a commit syncs the journal
-  // before it overwrites database pages.
-  const events = [];
-  class SyncSpy extends MemoryBackend {
-    xSync(f) { events.push(`sync ${f.name}`); }
-    xWrite(f, buf, off) { events.push(`write ${f.name}`); return super.xWrite(f, buf, off); }
-  }
-  const seng = await createEngine(new SyncSpy());
-  const sdb = seng.open('sync.db');
-  sdb.exec('PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL; CREATE TABLE t(x); INSERT INTO t VALUES (1)');
-  events.length = 0;
-  sdb.exec('UPDATE t SET x = 2');
-  sdb.close();
-  const jSync = events.indexOf('sync /sync.db-journal');
-  const dbWrite = events.indexOf('write /sync.db');
-  check(jSync >= 0 && dbWrite > jSync, 'node: a commit syncs the journal before writing the database', events.join(', '));
-  // A short read is zero-filled and reported as such even when the
-  // observer grows wasm memory (which detaches the read buffer's view).
-  const rback = new MemoryBackend();
-  const reng = await createEngine(rback);
-  const rdb = reng.open('short.db');
-  rdb.exec('PRAGMA page_size=4096; CREATE TABLE t(x); INSERT INTO t VALUES (1)');
-  rdb.close();
-  rback.files.get('/short.db').size = 4096 + 100;
-  let shortReads = 0;
-  reng.setObserver((ev) => {
-    if (ev.op === 'read' && ev.got < ev.length) { shortReads++; const p = reng.M._malloc(reng.M.HEAPU8.length); reng.M._free(p); }
-  });
-  let shortRes;
-  try { const d = reng.open('short.db'); shortRes = d.query('SELECT count(*) AS n FROM t')[0].n; d.close(); } catch (e) { shortRes = `${e.code}: ${e.message}`; }
-  check(shortReads >= 1 && shortRes === 1, 'node: a short read survives an observer that grows memory', `${shortReads} short reads; ${shortRes}`);
-  // A pool that could not grow says why when it runs out of files.
-  const { OpfsPool } = await import(path.join(ROOT, 'dist/opfs-pool.js'));
-  const quota = new DOMException('quota test', 'QuotaExceededError');
-  const qpool = new OpfsPool('q', { getFileHandle: async () => { throw quota; } }, 1);
-  await qpool.reserve().catch(() => {});
-  let qErr;
-  try { qpool.xOpen(null, 0x200); } catch (e) { qErr = e; }
-  check(qErr && qErr.sqliteCode === 13 && /QuotaExceededError: quota test/.test(qErr.message) && qErr.cause === quota,
-    'node: pool out of files after a quota error reports SQLITE_FULL with the cause', qErr && `${qErr.sqliteCode}: ${qErr.message}`);
-  // A name too long for the pool header does not use up a free file.
-  const lpool = new OpfsPool('l', null, 1);
-  lpool.free.push({ fname: 'f', path: null, flags: 0, gen: 0, ah: { write: (b) => b.length, flush() {}, truncate() {} } });
-  let lErr;
-  try { lpool.xOpen('/' + 'x'.repeat(5000), 0x104); } catch (e) { lErr = e; }
-  check(lErr && lErr.sqliteCode === 14 && /too long/.test(lErr.message) && lpool.free.length === 1, 'node: a too-long name leaves the pool\'s free files alone', lErr && `${lErr.message.slice(0, 60)}; ${lpool.free.length} free`);
-  // A handle whose file was deleted while open cannot touch the pool file,
-  // which may hold another file by now.
-  const written = [];
-  const spool = new OpfsPool('s', null, 1);
-  spool.free.push({ fname: 'f', path: null, flags: 0, gen: 0, ah: { write: (b, o) => { written.push(o.at); return b.length; }, read: () => 0, flush() {}, truncate() {} } });
-  const stale = spool.xOpen('/a.db', 0x106);
-  spool.xDelete('/a.db');
-  spool.xOpen('/b.db', 0x106);
-  written.length = 0;
-  const staleErrs = [];
-  for (const op of [() => spool.xWrite(stale, new Uint8Array(4), 0), () => spool.xRead(stale, new Uint8Array(4), 0), () => spool.xTruncate(stale, 0)]) {
-    try { op(); } catch (e) { staleErrs.push(e.sqliteCode); }
-  }
-  check(staleErrs.join() === '10,10,10' && written.length === 0, 'node: a stale handle gets SQLITE_IOERR and writes nothing', `${staleErrs}; ${written.length} writes`);
-  // A short write (what Firefox's sync access handle returns over the
-  // quota, where Chromium throws QuotaExceededError) is SQLITE_FULL.
-  const fpool = new OpfsPool('f', null, 1);
-  fpool.free.push({ fname: 'f', path: null, flags: 0, gen: 0, ah: { write: (b, o) => (o.at === 0 ? b.length : 0), read: () => 0, flush() {}, truncate() {} } });
-  const fh = fpool.xOpen('/full.db', 0x106);
-  let fErr;
-  try { fpool.xWrite(fh, new Uint8Array(4096), 0); } catch (e) { fErr = e; }
-  check(fErr && fErr.sqliteCode === 13 && /short write/.test(fErr.message), 'node: a short write (Firefox over its quota) is SQLITE_FULL', fErr && `${fErr.sqliteCode}: ${fErr.message}`);
-  // malloc failing in the engine is SQLITE_NOMEM, not a write to address 0.
-  const meng = await createEngine(new MemoryBackend());
-  const mdb = meng.open('nomem.db');
-  const realMalloc = meng.M._malloc;
-  meng.M._malloc = () => 0;
-  const nomem = [];
-  for (const op of [() => meng.tempcryptStats(), () => mdb.run('SELECT ?', [new Uint8Array(8)]), () => mdb.export()]) {
-    try { op(); nomem.push('ok'); } catch (e) { nomem.push(e.code); }
-  }
-  meng.M._malloc = realMalloc;
-  mdb.close();
-  check(nomem.join() === '7,7,7', 'node: a failed malloc in the engine is SQLITE_NOMEM', nomem.join());
-  let opfsErr;
-  try { await open('x.db', { storage: 'opfs' }); } catch (e) { opfsErr = e; }
-  check(opfsErr && /OPFS/.test(opfsErr.message), 'node: storage opfs rejected with a clear message', opfsErr && opfsErr.message);
-}
-
 function testTypes() {
   try {
     execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'test/browser/tsconfig.json')], { stdio: 'pipe' });
@@ -302,7 +198,7 @@ async function testApi(base) {
       try { const db = await open('busy.db'); await db.close(); return { opened: true }; }
       catch (e) { return { opened: false, name: e.name, code: e.code, message: e.message }; }
     });
-    check(!second.opened && second.code === 5 && /another tab/.test(second.message), 'second tab: rejected with SQLITE_BUSY saying why', JSON.stringify(second));
+    check(!second.opened && second.code === SQLITE_BUSY && /another tab/.test(second.message), 'second tab: rejected with SQLITE_BUSY saying why', JSON.stringify(second));
     const firstStill = await page.evaluate(async () => (await window.dbA.query('SELECT count(*) AS n FROM b'))[0].n);
     check(firstStill >= 1, 'second tab: first tab unaffected');
     await page.evaluate(() => window.dbA.close());
@@ -322,7 +218,7 @@ async function testApi(base) {
       try { window.dbR = await open('race.db'); return { opened: true }; }
       catch (e) { return { opened: false, code: e.code, message: e.message }; }
     })));
-    check(race.filter((r) => r.opened).length === 1 && race.some((r) => !r.opened && r.code === 5 && /another tab/.test(r.message)),
+    check(race.filter((r) => r.opened).length === 1 && race.some((r) => !r.opened && r.code === SQLITE_BUSY && /another tab/.test(r.message)),
       'two tabs opening a new pool at once: one opens, the other gets SQLITE_BUSY', JSON.stringify(race));
     await Promise.all([page, pageB].map((p) => p.evaluate(() => window.dbR && window.dbR.close())));
     await pageB.close();
@@ -367,8 +263,8 @@ async function testQuota(base) {
       return { committed, err, tempErr, n, ic };
     });
     if (override) await page.overrideQuota(base, null);
-    check(full.err && (full.err.code & 0xff) === 13 && full.committed > 0, names[0], JSON.stringify(full.err) + ` after ${full.committed} rows`);
-    check(full.tempErr && (full.tempErr.code & 0xff) === 13, names[1], JSON.stringify(full.tempErr));
+    check(full.err && primary(full.err) === SQLITE_FULL && full.committed > 0, names[0], JSON.stringify(full.err) + ` after ${full.committed} rows`);
+    check(full.tempErr && primary(full.tempErr) === SQLITE_FULL, names[1], JSON.stringify(full.tempErr));
     check(full.n === full.committed && full.ic === 'ok', names[2], `${full.n} rows, integrity ${full.ic}`);
   }, override ? null : { quotaMiB: 50 });
 }
@@ -384,7 +280,7 @@ async function testNoSyncHandles(base) {
     check(r.ok && /createSyncAccessHandle\(\) failed \(NotSupportedError/.test(r.missing) && r.storage === 'memory' && r.x === 7,
       "no sync handles (simulated): probeOpfs() says why; storage 'auto' falls back to memory and works", r.error || `${r.storage}: ${r.missing}`);
     for (const [what, err] of [['the default storage', r.errDefault], ["storage 'opfs'", r.err]]) {
-      check(r.ok && err && err.code === 14 && /NotSupportedError/.test(err.message) && /'auto'/.test(err.message),
+      check(r.ok && err && err.code === SQLITE_CANTOPEN && /NotSupportedError/.test(err.message) && /'auto'/.test(err.message),
         `no sync handles (simulated): ${what} is refused with SQLITE_CANTOPEN saying why and how to fall back`, JSON.stringify(err));
     }
   });
@@ -397,7 +293,7 @@ async function testPool(base) {
   await withBrowser('pool', async (ctx) => {
     const page = await newPage(ctx, base);
     const r = await inWorker(page, { cmd: 'pool', name: 'pool.db' });
-    check(r.ok && r.err && (r.err.code & 0xff) === 14 && /no free file/.test(r.err.message), 'pool: exhausted pool gives SQLITE_CANTOPEN saying why', JSON.stringify(r.err || r.error));
+    check(r.ok && r.err && primary(r.err) === SQLITE_CANTOPEN && /no free file/.test(r.err.message), 'pool: exhausted pool gives SQLITE_CANTOPEN saying why', JSON.stringify(r.err || r.error));
     check(r.ok && r.n > 0 && r.ic === 'ok', 'pool: the statement runs after reserve()', `${r.n} rows, integrity ${r.ic}`);
   });
 }
@@ -487,7 +383,7 @@ async function testNoOpfs(page) {
   });
   check(r.storage === 'memory' && r.rows[0].x === 42, "no OPFS: storage 'auto' falls back to memory, says so in db.storage, and works", JSON.stringify(r.rows) + ` in ${r.storage}`);
   for (const [what, err] of [['the default storage', r.errDefault], ["storage 'opfs'", r.errOpfs]]) {
-    check(err && err.name === 'SqliteError' && err.code === 14 && /OPFS/.test(err.message) && /NotSupportedError|getDirectory|FileSystemSyncAccessHandle/.test(err.message) && /'auto'/.test(err.message),
+    check(err && err.name === 'SqliteError' && err.code === SQLITE_CANTOPEN && /OPFS/.test(err.message) && /NotSupportedError|getDirectory|FileSystemSyncAccessHandle/.test(err.message) && /'auto'/.test(err.message),
       `no OPFS: ${what} is refused with SQLITE_CANTOPEN saying what is missing and how to fall back`, JSON.stringify(err));
   }
 }
@@ -498,7 +394,6 @@ let consumer = null;
 async function testNodeSide() {
   section('node');
   try {
-    if (want('node')) await testNode();
     if (want('types')) testTypes();
     if (want('consumer')) consumer = await import('./consumer.mjs').then((m) => m.buildConsumer({ check, ROOT, BUILD }));
   } catch (e) {

@@ -1,6 +1,7 @@
 // Tests of the synchronous API (sqlite-tempcrypt/worker): in a dedicated
 // Worker in a browser (sync-worker.js), in-process in Node.
 import { open } from '../../dist/worker.js';
+import { SQLITE_MISUSE, SQLITE_NOTADB, SQLITE_CONSTRAINT_UNIQUE } from '../../dist/constants.js';
 import { eq, ok, rejects, sameBytes, readAll } from './assert.js';
 
 export const tests = {
@@ -20,15 +21,15 @@ export const tests = {
       eq([...sel.iterate([1])].map((r) => r.name), ['a', 'b', 'c', 'd'], 'iterate');
       const it = sel.iterate([1]);
       it.next();
-      await rejects(() => sel.all([1]), 21, 'busy while an iteration is open');
+      await rejects(() => sel.all([1]), SQLITE_MISUSE, 'busy while an iteration is open');
       it.return();
       eq(sel.all([4]).length, 1, 'free again after the iteration ended');
       eq(db.query('SELECT 1 AS a, 2 AS a', [], { rowMode: 'array' }), [[1, 2]], 'query rowMode array');
       eq([...db.iterate('WITH RECURSIVE c(v) AS (SELECT 1 UNION ALL SELECT v+1 FROM c WHERE v<5) SELECT v FROM c', [], { rowMode: 'array' })].flat(), [1, 2, 3, 4, 5], 'db.iterate');
       ins.finalize();
-      await rejects(() => ins.run(['x']), 21, 'finalized');
+      await rejects(() => ins.run(['x']), SQLITE_MISUSE, 'finalized');
       db.close();
-      await rejects(() => sel.all([1]), 21, 'close finalizes statements');
+      await rejects(() => sel.all([1]), SQLITE_MISUSE, 'close finalizes statements');
     } finally { db.close(); }
   },
 
@@ -52,7 +53,7 @@ export const tests = {
       e = null;
       try { db.transaction(async () => {}); } catch (err) { e = err; }
       ok(e instanceof TypeError && !db.inTransaction, 'an async fn is refused and rolled back');
-      await rejects(() => db.batch([['INSERT INTO t VALUES (?)', [20]], ['INSERT INTO t VALUES (?)', [1]]]), 2067, 'failing batch');
+      await rejects(() => db.batch([['INSERT INTO t VALUES (?)', [20]], ['INSERT INTO t VALUES (?)', [1]]]), SQLITE_CONSTRAINT_UNIQUE, 'failing batch');
       eq(db.query('SELECT count(*) AS n FROM t WHERE x = 20'), [{ n: 0 }], 'batch rolled back');
       eq(db.batch([['INSERT INTO t VALUES (?)', [20]], 'SELECT max(x) AS m FROM t'])[1].rows, [{ m: 20 }], 'batch');
     } finally { db.close(); }
@@ -73,7 +74,7 @@ export const tests = {
       db.exec('DROP TABLE k; CREATE TABLE old(x); INSERT INTO old VALUES (7)');
       const bad = image.slice();
       bad.set(new TextEncoder().encode('SQLite format 2'), 0);
-      await rejects(db.import(bad), 26, 'bad header');
+      await rejects(db.import(bad), SQLITE_NOTADB, 'bad header');
       eq(db.query('SELECT x FROM old'), [{ x: 7 }], 'intact after a failed import');
       await db.import(new Blob([image]));
       eq(db.query('SELECT count(*) AS n FROM k'), [{ n: 500 }], 'imported');

@@ -11,6 +11,8 @@
 // case asserts what SQLite must answer (expect()), so a bug shared by every
 // variant (the storage is the same code in all three) still fails.
 
+import { SQLITE_CANTOPEN } from '../../js/constants.js';
+
 const ROWS = 1500;
 const FILL = `CREATE TABLE t(id INTEGER PRIMARY KEY, k TEXT, b BLOB);
   INSERT INTO t(k, b) SELECT printf('%08x', (n * 2654435761) % 4294967296),
@@ -79,7 +81,7 @@ export function cases() {
         await s.restart();
         db = s.open('j.db');
         const digest = await step('reopen digest', () => one(db, DIGEST));
-        if (wal && locking === 'EXCLUSIVE') expect(digest.err === 14, `a WAL database opened in normal locking: SQLITE_CANTOPEN (${JSON.stringify(digest)})`);
+        if (wal && locking === 'EXCLUSIVE') expect(digest.err === SQLITE_CANTOPEN, `a WAL database opened in normal locking: SQLITE_CANTOPEN (${JSON.stringify(digest)})`);
         // (journal_mode=OFF cannot roll back: the savepoint's rows stay.)
         if (digest.ok) expect(mode === 'OFF' ? digest.ok.n >= ROWS : digest.ok.n === ROWS, `reopen sees the ${ROWS} committed rows (${digest.ok.n})`);
         await step('reopen journal_mode', () => one(db, 'PRAGMA journal_mode'));

@@ -3,7 +3,13 @@
 // access handles where the pool needs them.  check(cond, name, detail).
 //   lib: { createEngine, MemoryBackend, OpfsPool, poolNameOf }
 
-const OPEN_CREATE = 0x6, MAIN_DB = 0x100, TEMP_DB = 0x200, DELETEONCLOSE = 0x8, HEADER = 4096;
+import {
+  SQLITE_OPEN_READWRITE, SQLITE_OPEN_CREATE, SQLITE_OPEN_MAIN_DB as MAIN_DB, SQLITE_OPEN_TEMP_DB as TEMP_DB,
+  SQLITE_OPEN_DELETEONCLOSE as DELETEONCLOSE, SQLITE_CORRUPT, POOL_HEADER_SIZE as HEADER, POOL_MAGIC,
+  POOL_OFFSET_MAGIC, POOL_OFFSET_FLAGS, POOL_OFFSET_PATH_LENGTH, POOL_OFFSET_CHECKSUM,
+} from '../../js/constants.js';
+
+const OPEN_CREATE = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 
 // A fake FileSystemSyncAccessHandle over a byte array.
 export function fakeHandle(bytes = new Uint8Array(0)) {
@@ -77,14 +83,18 @@ export async function storageRegressions(lib, check, { storage }) {
   // Issue 9: a pool file whose header is damaged is refused, not wiped.
   {
     const damaged = new Uint8Array(HEADER + 8192);
-    damaged.set([0x54, 0x43, 0x50, 0x31, 0x00, 0x01, 0, 0, 7, 0, 0, 0, 0xde, 0xad, 0xbe, 0xef], 0);  // magic, bad checksum
+    const dv = new DataView(damaged.buffer);   // magic, a main database's flags, bad checksum
+    dv.setUint32(POOL_OFFSET_MAGIC, POOL_MAGIC, true);
+    dv.setUint32(POOL_OFFSET_FLAGS, MAIN_DB, true);
+    dv.setUint32(POOL_OFFSET_PATH_LENGTH, 7, true);
+    dv.setUint32(POOL_OFFSET_CHECKSUM, 0xdeadbeef, true);
     damaged.fill(0x5a, HEADER);
     const before = damaged.slice();
     const pool = new lib.OpfsPool('damaged', null, 1);
     const ah = fakeHandle(damaged);
     let err = null;
     try { pool.adopt('slot-bad', ah); pool.checkDamaged(); } catch (e) { err = e; }
-    check(err && err.sqliteCode === 11 && /slot-bad/.test(err.message) && /damaged/.test(err.message),
+    check(err && err.sqliteCode === SQLITE_CORRUPT && /slot-bad/.test(err.message) && /damaged/.test(err.message),
       `${storage}: pool: a damaged header with data behind it is refused with SQLITE_CORRUPT naming the file`, err ? `${err.sqliteCode}: ${err.message}` : 'accepted');
     check(ah.writes === 0 && ah.bytes.length === before.length && ah.bytes.every((b, i) => b === before[i]),
       `${storage}: pool: the damaged file's bytes are left exactly as they were`, `${ah.writes} writes, ${ah.bytes.length} bytes`);

@@ -11,7 +11,7 @@
 // A wasm instance over backend; counts temp files opened in opens.n.
 async function engineOver(lib, backend, off, opens) {
   const engine = await lib.createEngine(backend);
-  if (off) engine.tempcryptSetEnabled(false);
+  if (off) engine.tempcrypt.setEnabled(false);
   engine.setObserver((ev) => { if (ev.op === 'open' && ev.temp) opens.n++; });
   return engine;
 }

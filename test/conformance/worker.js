@@ -6,6 +6,7 @@
 import { runVariant } from './cases.js';
 import { memoryStores, opfsStores, VARIANTS } from './stores.js';
 import { storageRegressions } from './regressions.js';
+import { SQLITE_CORRUPT, POOL_HEADER_SIZE, POOL_OFFSET_CHECKSUM } from '../../js/constants.js';
 
 const DIRS = { dist: '/dist/', baseline: '/build/conformance/baseline/' };
 
@@ -69,19 +70,19 @@ async function regressions() {
     const f = await fileHolding(dir, '/' + name);
     const ah = await f.handle.createSyncAccessHandle();
     const orig = new Uint8Array(1);
-    ah.read(orig, { at: 12 });
-    ah.write(new Uint8Array([orig[0] ^ 0xff]), { at: 12 });   // the checksum
+    ah.read(orig, { at: POOL_OFFSET_CHECKSUM });
+    ah.write(new Uint8Array([orig[0] ^ 0xff]), { at: POOL_OFFSET_CHECKSUM });
     ah.flush();
     ah.close();
     const before = new Uint8Array(await (await f.handle.getFile()).arrayBuffer());
     let err = null;
     try { db = await open(name, { storage: 'opfs' }); await db.close(); } catch (e) { err = e; }
     const after = new Uint8Array(await (await f.handle.getFile()).arrayBuffer());
-    check(err && err.code === 11 && err.message.includes(f.name), 'chromium: pool: open refuses a pool with a damaged header (SQLITE_CORRUPT naming the file)', err ? `${err.code}: ${err.message}` : 'opened');
-    check(after.length === before.length && after.every((b, i) => b === before[i]) && after.length > 4096,
+    check(err && err.code === SQLITE_CORRUPT && err.message.includes(f.name), 'chromium: pool: open refuses a pool with a damaged header (SQLITE_CORRUPT naming the file)', err ? `${err.code}: ${err.message}` : 'opened');
+    check(after.length === before.length && after.every((b, i) => b === before[i]) && after.length > POOL_HEADER_SIZE,
       'chromium: pool: the damaged pool file keeps every byte', `${before.length} -> ${after.length} bytes`);
     const fix = await f.handle.createSyncAccessHandle();
-    fix.write(orig, { at: 12 });
+    fix.write(orig, { at: POOL_OFFSET_CHECKSUM });
     fix.close();
     let n;
     try { db = await open(name, { storage: 'opfs' }); n = db.query('SELECT count(*) AS n FROM t')[0].n; await db.close(); } catch (e) { n = e.message; }

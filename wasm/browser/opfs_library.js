@@ -10,60 +10,62 @@
  * code of the method.  The exception is kept for xGetLastError and for the
  * JS API, which appends it to the SQLite error message.
  *
+ * The bridge keeps nothing per file but fileId -> the backend's handle;
+ * name, open flags and temp-ness are the handle's (js/backend.d.ts).
  * OPFS.observer, when set, sees every call with the file's name, open flags
  * and kind, and for writes the very bytes on their way to storage.
  */
 mergeInto(LibraryManager.library, {
-  $OPFS__postset: "Module['opfs'] = OPFS; " +
-    "OPFS.files = new Map(); OPFS.RESULT_CODES.forEach(function(p) { OPFS.rc[p[0]] = p[1]; });",
+  $OPFS__postset: "Module['opfs'] = OPFS; OPFS.files = new Map();",
   $OPFS: {
-    // Kept in lockstep with OPFS_RESULT_CODES in opfs_vfs.h (same names,
-    // same order); Module.opfs.checkCodes() compares both at start-up.
-    RESULT_CODES: [
-      ['SQLITE_OK', 0], ['SQLITE_ERROR', 1], ['SQLITE_BUSY', 5],
-      ['SQLITE_NOMEM', 7], ['SQLITE_FULL', 13], ['SQLITE_CANTOPEN', 14],
-      ['SQLITE_NOTFOUND', 12], ['SQLITE_READONLY', 8], ['SQLITE_IOERR', 10],
-      ['SQLITE_IOERR_READ', 266], ['SQLITE_IOERR_SHORT_READ', 522],
-      ['SQLITE_IOERR_WRITE', 778], ['SQLITE_IOERR_FSYNC', 1034],
-      ['SQLITE_IOERR_TRUNCATE', 1546], ['SQLITE_IOERR_FSTAT', 1802],
-      ['SQLITE_IOERR_DELETE', 2570], ['SQLITE_IOERR_ACCESS', 3338],
-      ['SQLITE_IOERR_CLOSE', 4106], ['SQLITE_IOERR_DELETE_NOENT', 5898],
+    // The result codes the VFS returns, by name: the same names in the same
+    // order as OPFS_RESULT_CODES in opfs_vfs.h.  Their values come from
+    // js/constants.js through init(), which compares them with C's.
+    RESULT_NAMES: [
+      'SQLITE_OK', 'SQLITE_ERROR', 'SQLITE_BUSY', 'SQLITE_NOMEM', 'SQLITE_FULL', 'SQLITE_CANTOPEN',
+      'SQLITE_NOTFOUND', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_IOERR_READ', 'SQLITE_IOERR_SHORT_READ',
+      'SQLITE_IOERR_WRITE', 'SQLITE_IOERR_FSYNC', 'SQLITE_IOERR_TRUNCATE', 'SQLITE_IOERR_FSTAT',
+      'SQLITE_IOERR_DELETE', 'SQLITE_IOERR_ACCESS', 'SQLITE_IOERR_CLOSE', 'SQLITE_IOERR_DELETE_NOENT',
     ],
-    rc: {},
+    // The kind of file SQLite asked for, by open flag (first match wins).
+    KINDS: [
+      ['SQLITE_OPEN_MAIN_DB', 'main-db'], ['SQLITE_OPEN_TEMP_DB', 'temp-db'],
+      ['SQLITE_OPEN_TRANSIENT_DB', 'transient-db'], ['SQLITE_OPEN_MAIN_JOURNAL', 'main-journal'],
+      ['SQLITE_OPEN_TEMP_JOURNAL', 'temp-journal'], ['SQLITE_OPEN_SUBJOURNAL', 'subjournal'],
+      ['SQLITE_OPEN_SUPER_JOURNAL', 'super-journal'], ['SQLITE_OPEN_WAL', 'wal'],
+    ],
+    C: null,              // js/constants.js, from init()
     backend: null,
     observer: null,
-    files: null,          // Map: fileId -> { handle, name, flags, kind, temp }
+    files: null,          // Map: fileId -> backend handle
     lastError: null,
-    nextTemp: 0,
+
+    // Take SQLite's numbers from the constants module C (js/constants.js)
+    // and check the result codes against the C enum (nC codes, codeAt(i));
+    // throws on any difference.
+    init: function(C, nC, codeAt) {
+      var names = OPFS.RESULT_NAMES;
+      if (nC !== names.length) throw new Error('opfs: result code table size differs between C and JS');
+      for (var i = 0; i < nC; i++) {
+        if (typeof C[names[i]] !== 'number' || codeAt(i) !== C[names[i]]) throw new Error('opfs: result code ' + names[i] + ' differs between C and JS');
+      }
+      OPFS.C = C;
+    },
 
     setBackend: function(b) { OPFS.backend = b; },
     setObserver: function(fn) { OPFS.observer = fn || null; },
 
-    // Compare the JS table with the C enum; throws on any difference.
-    checkCodes: function(nC, codeAt) {
-      if (nC !== OPFS.RESULT_CODES.length) throw new Error('opfs: result code table size differs between C and JS');
-      for (var i = 0; i < nC; i++) {
-        if (codeAt(i) !== OPFS.RESULT_CODES[i][1]) throw new Error('opfs: result code ' + OPFS.RESULT_CODES[i][0] + ' differs between C and JS');
-      }
-    },
-
-    // The kind of file SQLite asked for, from its open flags.
     kindOf: function(flags) {
-      if (flags & 0x100) return 'main-db';
-      if (flags & 0x200) return 'temp-db';
-      if (flags & 0x400) return 'transient-db';
-      if (flags & 0x800) return 'main-journal';
-      if (flags & 0x1000) return 'temp-journal';
-      if (flags & 0x2000) return 'subjournal';
-      if (flags & 0x4000) return 'super-journal';
-      if (flags & 0x80000) return 'wal';
+      for (var i = 0; i < OPFS.KINDS.length; i++) {
+        if (flags & OPFS.C[OPFS.KINDS[i][0]]) return OPFS.KINDS[i][1];
+      }
       return 'other';
     },
 
     fail: function(e, dflt) {
       OPFS.lastError = e;
       if (e && typeof e.sqliteCode === 'number') return e.sqliteCode;
-      if (e && e.name === 'QuotaExceededError') return OPFS.rc.SQLITE_FULL;
+      if (e && e.name === 'QuotaExceededError') return OPFS.C.SQLITE_FULL;
       return dflt;
     },
 
@@ -72,8 +74,8 @@ mergeInto(LibraryManager.library, {
       try { OPFS.observer(ev); } catch (e) { /* an observer never breaks I/O */ }
     },
 
-    event: function(op, f, fileId) {
-      return { op: op, fileId: fileId, name: f.name, flags: f.flags, kind: f.kind, temp: f.temp };
+    event: function(op, h, fileId) {
+      return { op: op, fileId: fileId, name: h.name, flags: h.flags, kind: OPFS.kindOf(h.flags), temp: h.temp };
     },
   },
 
@@ -81,102 +83,100 @@ mergeInto(LibraryManager.library, {
   opfs_js_open: function(zName, fileId, flags, pOutFlags) {
     var name = zName ? UTF8ToString(zName) : null;
     try {
-      var handle = OPFS.backend.xOpen(name, flags);
-      var f = { handle: handle, name: name !== null ? name : (handle && handle.name) || ('(temp ' + (++OPFS.nextTemp) + ')'),
-                flags: flags, kind: OPFS.kindOf(flags), temp: name === null };
-      OPFS.files.set(fileId, f);
+      var h = OPFS.backend.xOpen(name, flags);
+      OPFS.files.set(fileId, h);
       if (pOutFlags) HEAP32[pOutFlags >> 2] = flags;
-      OPFS.notify(OPFS.event('open', f, fileId));
+      OPFS.notify(OPFS.event('open', h, fileId));
       return 0;
     } catch (e) {
-      return OPFS.fail(e, OPFS.rc.SQLITE_CANTOPEN);
+      return OPFS.fail(e, OPFS.C.SQLITE_CANTOPEN);
     }
   },
 
   opfs_js_close__deps: ['$OPFS'],
   opfs_js_close: function(fileId) {
-    var f = OPFS.files.get(fileId);
-    if (!f) return 0;
+    var h = OPFS.files.get(fileId);
+    if (!h) return 0;
     OPFS.files.delete(fileId);
     try {
-      OPFS.backend.xClose(f.handle);
-      OPFS.notify(OPFS.event('close', f, fileId));
+      OPFS.backend.xClose(h);
+      OPFS.notify(OPFS.event('close', h, fileId));
       return 0;
     } catch (e) {
-      return OPFS.fail(e, OPFS.rc.SQLITE_IOERR_CLOSE);
+      return OPFS.fail(e, OPFS.C.SQLITE_IOERR_CLOSE);
     }
   },
 
   opfs_js_read__deps: ['$OPFS'],
   opfs_js_read: function(fileId, pBuf, iAmt, iOfst) {
-    var f = OPFS.files.get(fileId);
+    var h = OPFS.files.get(fileId);
     try {
       var buf = HEAPU8.subarray(pBuf, pBuf + iAmt);
-      var n = OPFS.backend.xRead(f.handle, buf, iOfst);
+      var n = OPFS.backend.xRead(h, buf, iOfst);
       // Zero the tail and pick the result before the observer runs: one
       // that grows memory detaches buf.
       var rc = 0;
       if (n < iAmt) {
         buf.fill(0, n);
-        rc = OPFS.rc.SQLITE_IOERR_SHORT_READ;
+        rc = OPFS.C.SQLITE_IOERR_SHORT_READ;
       }
       if (OPFS.observer) {
-        var ev = OPFS.event('read', f, fileId);
+        var ev = OPFS.event('read', h, fileId);
         ev.offset = iOfst; ev.length = iAmt; ev.got = n;
         OPFS.notify(ev);
       }
       return rc;
     } catch (e) {
-      return OPFS.fail(e, OPFS.rc.SQLITE_IOERR_READ);
+      return OPFS.fail(e, OPFS.C.SQLITE_IOERR_READ);
     }
   },
 
   opfs_js_write__deps: ['$OPFS'],
   opfs_js_write: function(fileId, pBuf, iAmt, iOfst) {
-    var f = OPFS.files.get(fileId);
+    var h = OPFS.files.get(fileId);
     try {
       var buf = HEAPU8.subarray(pBuf, pBuf + iAmt);
       if (OPFS.observer) {
-        var ev = OPFS.event('write', f, fileId);
+        var ev = OPFS.event('write', h, fileId);
         ev.offset = iOfst; ev.length = iAmt; ev.data = buf;
         OPFS.notify(ev);
         buf = HEAPU8.subarray(pBuf, pBuf + iAmt);
       }
-      OPFS.backend.xWrite(f.handle, buf, iOfst);
+      OPFS.backend.xWrite(h, buf, iOfst);
       return 0;
     } catch (e) {
-      return OPFS.fail(e, OPFS.rc.SQLITE_IOERR_WRITE);
+      return OPFS.fail(e, OPFS.C.SQLITE_IOERR_WRITE);
     }
   },
 
   opfs_js_truncate__deps: ['$OPFS'],
   opfs_js_truncate: function(fileId, size) {
-    var f = OPFS.files.get(fileId);
+    var h = OPFS.files.get(fileId);
     try {
-      OPFS.backend.xTruncate(f.handle, size);
-      if (OPFS.observer) { var ev = OPFS.event('truncate', f, fileId); ev.size = size; OPFS.notify(ev); }
+      OPFS.backend.xTruncate(h, size);
+      if (OPFS.observer) { var ev = OPFS.event('truncate', h, fileId); ev.size = size; OPFS.notify(ev); }
       return 0;
     } catch (e) {
-      return OPFS.fail(e, OPFS.rc.SQLITE_IOERR_TRUNCATE);
+      return OPFS.fail(e, OPFS.C.SQLITE_IOERR_TRUNCATE);
     }
   },
 
   opfs_js_sync__deps: ['$OPFS'],
   opfs_js_sync: function(fileId, flags) {
-    var f = OPFS.files.get(fileId);
+    var h = OPFS.files.get(fileId);
     try {
-      OPFS.backend.xSync(f.handle, flags);
+      OPFS.backend.xSync(h, flags);
       return 0;
     } catch (e) {
-      return OPFS.fail(e, OPFS.rc.SQLITE_IOERR_FSYNC);
+      return OPFS.fail(e, OPFS.C.SQLITE_IOERR_FSYNC);
     }
   },
 
   opfs_js_size__deps: ['$OPFS'],
   opfs_js_size: function(fileId) {
-    var f = OPFS.files.get(fileId);
+    var h = OPFS.files.get(fileId);
     try {
-      return OPFS.backend.xSize(f.handle);
+      return OPFS.backend.xSize(h);
     } catch (e) {
       OPFS.fail(e, 0);
       return -1;
@@ -189,9 +189,9 @@ mergeInto(LibraryManager.library, {
     try {
       var existed = OPFS.backend.xDelete(name);
       OPFS.notify({ op: 'delete', name: name });
-      return existed === false ? OPFS.rc.SQLITE_IOERR_DELETE_NOENT : 0;
+      return existed === false ? OPFS.C.SQLITE_IOERR_DELETE_NOENT : 0;
     } catch (e) {
-      return OPFS.fail(e, OPFS.rc.SQLITE_IOERR_DELETE);
+      return OPFS.fail(e, OPFS.C.SQLITE_IOERR_DELETE);
     }
   },
 

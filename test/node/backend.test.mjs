@@ -1,0 +1,124 @@
+// The storage backend contract (js/backend.d.ts), the same checks for every
+// backend: memory, file (node:fs) and the OPFS pool over fake access
+// handles (make test-node-unit).  The VFS bridge relies on what is checked
+// here, e.g. each handle's name, flags and temp for the storage observer.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MemoryBackend } from '../../dist/memory-backend.js';
+import { FileBackend } from '../../dist/file-backend.js';
+import { OpfsPool } from '../../dist/opfs-pool.js';
+import {
+  SQLITE_CANTOPEN, SQLITE_OPEN_READWRITE, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB,
+  SQLITE_OPEN_MAIN_JOURNAL, SQLITE_OPEN_TEMP_JOURNAL,
+} from '../../dist/constants.js';
+import { fakeHandle } from '../conformance/regressions.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const DB = SQLITE_OPEN_READWRITE | SQLITE_OPEN_MAIN_DB;
+const NEW_DB = DB | SQLITE_OPEN_CREATE;
+const TEMP = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_DELETEONCLOSE | SQLITE_OPEN_TEMP_JOURNAL;
+
+const BACKENDS = {
+  memory: async () => new MemoryBackend(),
+  file: async () => {
+    const dir = path.join(ROOT, 'build', 'node-unit', 'backend-contract');
+    fs.rmSync(dir, { recursive: true, force: true });
+    return FileBackend.create(dir);
+  },
+  opfs: async () => {
+    const pool = new OpfsPool('contract', { getFileHandle: async () => ({ createSyncAccessHandle: async () => fakeHandle() }) }, 8);
+    await pool.reserve();
+    return pool;
+  },
+};
+
+const bytes = (...v) => new Uint8Array(v);
+
+for (const [kind, make] of Object.entries(BACKENDS)) {
+  describe(`backend contract: ${kind}`, () => {
+    let b;
+    before(async () => { b = await make(); });
+    after(() => b.close());
+
+    test('kind names the backend', () => {
+      assert.equal(b.kind, kind);
+    });
+
+    test('a missing file without SQLITE_OPEN_CREATE is SQLITE_CANTOPEN', () => {
+      assert.equal(b.xAccess('/missing.db'), false);
+      assert.throws(() => b.xOpen('/missing.db', DB), (e) => e.sqliteCode === SQLITE_CANTOPEN);
+      assert.equal(b.xAccess('/missing.db'), false);
+    });
+
+    test("a named file's handle carries SQLite's name, this open's flags and temp false", () => {
+      const h = b.xOpen('/named.db', NEW_DB);
+      assert.deepEqual({ name: h.name, flags: h.flags, temp: h.temp }, { name: '/named.db', flags: NEW_DB, temp: false });
+      assert.equal(b.xAccess('/named.db'), true);
+      const again = b.xOpen('/named.db', DB);
+      assert.equal(again.flags, DB, 'the flags of the second open');
+      b.xClose(again);
+      b.xClose(h);
+    });
+
+    test('reads give what was written; a read past the end returns fewer bytes', () => {
+      const h = b.xOpen('/rw.db', NEW_DB);
+      b.xWrite(h, bytes(1, 2, 3, 4), 0);
+      b.xWrite(h, bytes(9, 9), 10);
+      b.xSync(h, 0);
+      assert.equal(b.xSize(h), 12);
+      const buf = new Uint8Array(12);
+      assert.equal(b.xRead(h, buf, 0), 12);
+      assert.deepEqual([...buf], [1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 9, 9]);
+      assert.equal(b.xRead(h, new Uint8Array(8), 8), 4, 'short read at the end');
+      assert.equal(b.xRead(h, new Uint8Array(8), 100), 0, 'read past the end');
+      b.xClose(h);
+      const h2 = b.xOpen('/rw.db', DB);
+      const buf2 = new Uint8Array(4);
+      b.xRead(h2, buf2, 0);
+      assert.deepEqual([...buf2], [1, 2, 3, 4], 'a later open sees the bytes');
+      b.xClose(h2);
+    });
+
+    test('truncate shrinks the file', () => {
+      const h = b.xOpen('/trunc.db', NEW_DB);
+      b.xWrite(h, new Uint8Array(100).fill(7), 0);
+      b.xTruncate(h, 10);
+      assert.equal(b.xSize(h), 10);
+      assert.equal(b.xRead(h, new Uint8Array(100), 0), 10);
+      b.xClose(h);
+    });
+
+    test('xDelete removes a named file and says whether there was one', () => {
+      const h = b.xOpen('/del.db-journal', SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_MAIN_JOURNAL);
+      b.xWrite(h, bytes(1), 0);
+      b.xClose(h);
+      assert.equal(b.xDelete('/del.db-journal'), true);
+      assert.equal(b.xAccess('/del.db-journal'), false);
+      assert.equal(b.xDelete('/del.db-journal'), false);
+    });
+
+    test('a temp file gets a name of its own, temp true, and goes at close', () => {
+      const t1 = b.xOpen(null, TEMP);
+      const t2 = b.xOpen(null, TEMP);
+      assert.equal(typeof t1.name, 'string');
+      assert.notEqual(t1.name, t2.name);
+      assert.deepEqual({ flags: t1.flags, temp: t1.temp }, { flags: TEMP, temp: true });
+      b.xWrite(t1, new Uint8Array(64).fill(5), 0);
+      assert.equal(b.xSize(t1), 64);
+      b.xClose(t1);
+      b.xClose(t2);
+      const names = b.list().map((f) => f.path);
+      assert.ok(!names.includes(t1.name) && !names.includes(t2.name), JSON.stringify(names));
+    });
+
+    test('a named file opened with SQLITE_OPEN_DELETEONCLOSE goes at close', () => {
+      const h = b.xOpen('/doc.db', NEW_DB | SQLITE_OPEN_DELETEONCLOSE);
+      b.xWrite(h, bytes(1, 2), 0);
+      b.xClose(h);
+      assert.equal(b.xAccess('/doc.db'), false);
+    });
+  });
+}
