@@ -130,6 +130,10 @@ CC_ATTR static size_t CC_NAME(u8 *out, const u8 *in, size_t n, u32 state[16]){
     for(i = 0; i < 16; i++) y[i] = state[i];
     y[12] += CC_LANES;
 #endif
+#ifdef __wasm__
+    /* Two double rounds a turn: 1-5% faster under V8 (docs/cipher.md). */
+    _Pragma("GCC unroll 2")
+#endif
     for(i = 0; i < 10; i++){
       CC_COLUMNS(CC_QR, x);
 #if CC_PLUS1
