@@ -107,14 +107,35 @@ NOINLINE static void chacha20_scalar(u8 *out, const u8 *in, size_t n,
 #endif
 
 #ifdef TEMPCRYPT_VECTOR
-# define CC_NAME    chacha20_vec128
+/* Rotations by 16 swap 16-bit halves: pshuflw and pshufhw on SSE2 (two
+** instructions for three), and in wasm under V8 (Node 20) about 3% faster
+** than shifts; by 8 shifts, as SSE2 has no byte shuffle and V8's
+** i8x16.shuffle for both made the kernel about 8% slower (docs/cipher.md). */
+# define CC_VEC128_ROT 2
+# define CC_NAME    chacha20_vec128x4
 # define CC_LANES   4
 # define CC_ATTR    NOINLINE
-/* Rotations by shifts: SSE2 has no byte shuffle, and under V8 (Node 20)
-** wasm's i8x16.shuffle made this kernel about 10% slower than shifts
-** (docs/cipher.md). */
-# define CC_BYTEROT 0
+# define CC_BYTEROT CC_VEC128_ROT
 # include "chacha20.h"
+# ifdef __x86_64__
+/* x86-64: 4 blocks in vectors and a fifth in scalars, whose rounds run on
+** the integer units beside the vector ones, then 4 blocks for the rest.
+** Measured only here: in wasm V8 spilled the scalars and it ran at half
+** speed, and 32-bit x86 has too few registers (docs/cipher.md). */
+#  define CC_NAME    chacha20_vec128x5
+#  define CC_LANES   4
+#  define CC_PLUS1   1
+#  define CC_ATTR    NOINLINE
+#  define CC_BYTEROT CC_VEC128_ROT
+#  include "chacha20.h"
+NOINLINE static size_t chacha20_vec128(u8 *out, const u8 *in, size_t n,
+                                       u32 state[16]){
+  size_t nDone = chacha20_vec128x5(out, in, n, state);
+  return nDone + chacha20_vec128x4(out + nDone, in + nDone, n - nDone, state);
+}
+# else
+#  define chacha20_vec128 chacha20_vec128x4
+# endif
 #endif
 #ifdef TEMPCRYPT_X86
 # define CC_NAME    chacha20_avx2
@@ -241,13 +262,29 @@ __attribute__((constructor)) static void chacha20_choose_path(void){
 ** function, called from the same frame right after them, overwrites that
 ** area (as libsodium's stackzero does).  CC_WIPE_BYTES must exceed the
 ** deepest worker frame; test/stackscan.c checks it for every path, and
-** docs/cipher.md says how.
+** docs/cipher.md says how.  Unoptimised builds keep the kernels' vectors
+** in memory: up to 2.3 KiB (avx512 at -O0), so they wipe more.
 */
-#define CC_WIPE_BYTES 2048
+#ifdef __OPTIMIZE__
+# define CC_WIPE_BYTES 2048
+#else
+# define CC_WIPE_BYTES 8192
+#endif
 NOINLINE static void wipe_stack_below(void){
+#ifdef __GNUC__
+  /* 16 bytes a store.  Not memset(): a call out of here could go through
+  ** the dynamic linker's lazy binding, which saves the vector registers,
+  ** keystream and all, in a frame below this one. */
+  typedef u32 W __attribute__((vector_size(16)));
+  volatile W aScratch[CC_WIPE_BYTES / 16];
+  W zero = {0};
+  size_t i;
+  for(i = 0; i < sizeof(aScratch)/sizeof(aScratch[0]); i++) aScratch[i] = zero;
+#else
   volatile uint64_t aScratch[CC_WIPE_BYTES / 8];
   size_t i;
   for(i = 0; i < sizeof(aScratch)/sizeof(aScratch[0]); i++) aScratch[i] = 0;
+#endif
 }
 
 #ifdef SQLITE_TEMPCRYPT_TESTING

@@ -48,15 +48,22 @@ int tempcrypt_chacha20_current_path(void);
 
 /*
 ** The kernel: CC_LANES (4, 8 or 16) blocks at once, block b of a group in
-** lane b of x[0..15].  chacha20.c defines CC_NAME, CC_LANES, CC_ATTR and
-** CC_BYTEROT (rotate by 16 and 8 with byte shuffles) and includes this
-** part once per instance.  The kernel XORs the keystream of every whole
-** group in n into in, writes out, and advances state[12]; it returns the
-** bytes done.  Only adds, XORs, rotations and fixed shuffles: no branch or
-** address depends on a secret.  It wipes nothing itself: its caller wipes
-** the stack under it (chacha20.c, wipe_stack_below).
+** lane b of x[0..15], plus, if CC_PLUS1, block CC_LANES of the group in
+** the scalars y[0..15], whose rounds run on the integer units while the
+** vector units do the others.  chacha20.c defines CC_NAME, CC_LANES,
+** CC_PLUS1 (0 if not), CC_ATTR and CC_BYTEROT (0: rotations by shifts;
+** 1: by 16 and 8 with byte shuffles; 2: by 16 with a 16-bit shuffle, by
+** 8 with shifts) and includes this part once per instance.  The kernel
+** XORs the keystream of every whole group in n into in, writes out, and
+** advances state[12]; it returns the bytes done.  Only adds, XORs,
+** rotations and fixed shuffles: no branch or address depends on a
+** secret.  It wipes nothing itself: its caller wipes the stack under it
+** (chacha20.c, wipe_stack_below).
 */
 #ifdef CC_LANES
+#ifndef CC_PLUS1
+# define CC_PLUS1 0
+#endif
 #define CC_UNROLL _Pragma("GCC unroll 16")
 /* Shuffle indices: M once per 128-bit lane g of a vector. */
 #if CC_LANES == 4
@@ -77,7 +84,11 @@ int tempcrypt_chacha20_current_path(void);
 #define CC_R8W(w)  4*(w)+3, 4*(w), 4*(w)+1, 4*(w)+2
 #define CC_R16G(g) CC_R16W(4*g), CC_R16W(4*g+1), CC_R16W(4*g+2), CC_R16W(4*g+3)
 #define CC_R8G(g)  CC_R8W(4*g), CC_R8W(4*g+1), CC_R8W(4*g+2), CC_R8W(4*g+3)
-#if CC_BYTEROT
+#define CC_R16H(g) 8*g+1, 8*g, 8*g+3, 8*g+2, 8*g+5, 8*g+4, 8*g+7, 8*g+6
+#if CC_BYTEROT == 2
+# define CC_ROT16(v) (V)__builtin_shufflevector((VH)(v), (VH)(v), CC_PER_LANE(CC_R16H))
+# define CC_ROT8(v)  ROTL32(v, 8)
+#elif CC_BYTEROT
 # define CC_ROT16(v) (V)__builtin_shufflevector((VB)(v), (VB)(v), CC_PER_LANE(CC_R16G))
 # define CC_ROT8(v)  (V)__builtin_shufflevector((VB)(v), (VB)(v), CC_PER_LANE(CC_R8G))
 #else
@@ -98,34 +109,74 @@ int tempcrypt_chacha20_current_path(void);
   memcpy((o), &d_, sizeof(V));                   \
 }while(0)
 
+/* The column round and the diagonal round: quarter round Q on v[0..15]. */
+#define CC_COLUMNS(Q, v)                         \
+  Q(v[0], v[4],  v[8], v[12]);                   \
+  Q(v[1], v[5],  v[9], v[13]);                   \
+  Q(v[2], v[6], v[10], v[14]);                   \
+  Q(v[3], v[7], v[11], v[15])
+#define CC_DIAGONALS(Q, v)                       \
+  Q(v[0], v[5], v[10], v[15]);                   \
+  Q(v[1], v[6], v[11], v[12]);                   \
+  Q(v[2], v[7],  v[8], v[13]);                   \
+  Q(v[3], v[4],  v[9], v[14])
+
 CC_ATTR static size_t CC_NAME(u8 *out, const u8 *in, size_t n, u32 state[16]){
   typedef u32 V  __attribute__((vector_size(4 * CC_LANES)));
-#if CC_BYTEROT
+#if CC_BYTEROT == 2
+  typedef uint16_t VH __attribute__((vector_size(4 * CC_LANES)));
+#elif CC_BYTEROT
   typedef u8  VB __attribute__((vector_size(4 * CC_LANES)));
 #endif
   V x[16], ctr, zero = {0};
+#if CC_PLUS1
+  u32 y[16];
+#endif
   size_t nDone = 0;
   int i;
   for(i = 0; i < CC_LANES; i++) ctr[i] = (u32)i;
-  while( n - nDone >= 64 * CC_LANES ){
+  while( n - nDone >= 64 * (CC_LANES + CC_PLUS1) ){
     /* Every loop over x is unrolled, so that x lives in registers (gcc
     ** -O2 would leave some loops rolled, and x in memory). */
     CC_UNROLL
     for(i = 0; i < 16; i++) x[i] = zero + state[i];
     x[12] += ctr;
+#if CC_PLUS1
+    CC_UNROLL
+    for(i = 0; i < 16; i++) y[i] = state[i];
+    y[12] += CC_LANES;
+#endif
+#ifdef __wasm__
+    /* Two double rounds a turn: 1-5% faster under V8 (docs/cipher.md). */
+    _Pragma("GCC unroll 2")
+#endif
     for(i = 0; i < 10; i++){
-      CC_QR(x[0], x[4],  x[8], x[12]);
-      CC_QR(x[1], x[5],  x[9], x[13]);
-      CC_QR(x[2], x[6], x[10], x[14]);
-      CC_QR(x[3], x[7], x[11], x[15]);
-      CC_QR(x[0], x[5], x[10], x[15]);
-      CC_QR(x[1], x[6], x[11], x[12]);
-      CC_QR(x[2], x[7],  x[8], x[13]);
-      CC_QR(x[3], x[4],  x[9], x[14]);
+      CC_COLUMNS(CC_QR, x);
+#if CC_PLUS1
+      CC_COLUMNS(QUARTERROUND, y);
+#endif
+      CC_DIAGONALS(CC_QR, x);
+#if CC_PLUS1
+      CC_DIAGONALS(QUARTERROUND, y);
+#endif
     }
     CC_UNROLL
     for(i = 0; i < 16; i++) x[i] += state[i];
     x[12] += ctr;
+#if CC_PLUS1
+    {
+      u8 *o = out + nDone + 64 * CC_LANES;
+      const u8 *s = in + nDone + 64 * CC_LANES;
+      y[12] += CC_LANES;
+      CC_UNROLL
+      for(i = 0; i < 16; i++){
+        u32 w;                    /* little-endian, as vectors need */
+        memcpy(&w, s + 4 * i, 4);
+        w ^= y[i] + state[i];
+        memcpy(o + 4 * i, &w, 4);
+      }
+    }
+#endif
     /* A 4x4 transpose inside each 128-bit lane: afterwards x[i+k] holds,
     ** in its lane g, words i..i+3 of block 4g+k. */
     CC_UNROLL
@@ -170,12 +221,13 @@ CC_ATTR static size_t CC_NAME(u8 *out, const u8 *in, size_t n, u32 state[16]){
       }
 #endif
     }
-    state[12] += CC_LANES;
-    nDone += 64 * CC_LANES;
+    state[12] += CC_LANES + CC_PLUS1;
+    nDone += 64 * (CC_LANES + CC_PLUS1);
   }
   return nDone;
 }
 #undef CC_PER_LANE
+#undef CC_PLUS1
 #undef CC_ROT16
 #undef CC_ROT8
 #undef CC_NAME
