@@ -76,3 +76,10 @@ ctgrind: $(TEST_DIR_plain)/ctgrind
 
 mutate: $(NATIVE)/sqlite3.o
 	test/mutate.sh
+
+# test/workloads.h: the proof's workloads and base database from the
+# workload table (test/workloads.txt), made C by its parser.
+WORKLOADS_H := test/workloads.h
+$(WORKLOADS_H): test/workloads.txt test/workloads.mjs js/demo/workloads.js
+	node test/workloads.mjs c > $@.tmp && mv $@.tmp $@
+$(PROOF)/plain/proof.o $(PROOF)/asan/proof.o $(PROOF)/tsan/proof.o mutate: $(WORKLOADS_H)
