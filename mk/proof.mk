@@ -82,4 +82,7 @@ mutate: $(NATIVE)/sqlite3.o
 WORKLOADS_H := test/workloads.h
 $(WORKLOADS_H): test/workloads.txt test/workloads.mjs js/demo/workloads.js
 	node test/workloads.mjs c > $@.tmp && mv $@.tmp $@
-$(PROOF)/plain/proof.o $(PROOF)/asan/proof.o $(PROOF)/tsan/proof.o mutate: $(WORKLOADS_H)
+# Every object of test/proof.c (with the test builds of mk/native.mk, when
+# it has them: $(TEST_VARIANTS)), and mutate.sh's.
+$(PROOF)/plain/proof.o $(PROOF)/asan/proof.o $(PROOF)/tsan/proof.o mutate \
+    $(foreach v,$(TEST_VARIANTS),$(TEST_DIR_$(v))/lib/proof.o): $(WORKLOADS_H)
