@@ -82,6 +82,10 @@ mutate: $(NATIVE)/sqlite3.o
 WORKLOADS_H := test/workloads.h
 $(WORKLOADS_H): test/workloads.txt test/workloads.mjs js/demo/workloads.js
 	node test/workloads.mjs c > $@.tmp && mv $@.tmp $@
+.PHONY: clean-workloads
+clean: clean-workloads
+clean-workloads:
+	rm -f $(WORKLOADS_H)
 # Every object of test/proof.c (with the test builds of mk/native.mk, when
 # it has them: $(TEST_VARIANTS)), and mutate.sh's.
 $(PROOF)/plain/proof.o $(PROOF)/asan/proof.o $(PROOF)/tsan/proof.o mutate \
