@@ -210,4 +210,4 @@ $(WASI)/bench.wasm: test/bench.c $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a $(W
 	    $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a
 
 # The proof's workload table in C (mk/proof.mk).
-$(WASI)/ctest/proof.o: $(WORKLOADS_H)
+$(WASI)/ctest/lib/proof.o: $(WORKLOADS_H)
