@@ -157,3 +157,9 @@ test-api-big: browser $(NATIVE)/sqlite3
 	node test/node/import-big.mjs
 	rm -rf $(BUILD)/api-big
 TEST_TARGETS += test-api-big
+
+# The workload table where the demo page and the leak test fetch it.
+browser: $(DIST)/workloads.txt
+$(DIST)/workloads.txt: test/workloads.txt
+	@mkdir -p $(@D)
+	cp $< $@

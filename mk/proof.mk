@@ -76,3 +76,16 @@ ctgrind: $(TEST_DIR_plain)/ctgrind
 
 mutate: $(NATIVE)/sqlite3.o
 	test/mutate.sh
+
+# test/workloads.h: the proof's workloads and base database from the
+# workload table (test/workloads.txt), made C by its parser.
+WORKLOADS_H := test/workloads.h
+$(WORKLOADS_H): test/workloads.txt test/workloads.mjs js/demo/workloads.js
+	node test/workloads.mjs c > $@.tmp && mv $@.tmp $@
+.PHONY: clean-workloads
+clean: clean-workloads
+clean-workloads:
+	rm -f $(WORKLOADS_H)
+# Every object of test/proof.c (the test builds of mk/native.mk), and
+# mutate.sh's.
+$(foreach v,$(TEST_VARIANTS),$(TEST_DIR_$(v))/lib/proof.o) mutate: $(WORKLOADS_H)

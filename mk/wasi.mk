@@ -208,3 +208,6 @@ bench-chacha-wasm: $(WASI)/bench/chacha-wasi.wasm $(WASI)/bench/chacha-emcc.wasm
 $(WASI)/bench.wasm: test/bench.c $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a $(WASI_STAMP)
 	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -Itest -o $@ $< \
 	    $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a
+
+# The proof's workload table in C (mk/proof.mk).
+$(WASI)/ctest/lib/proof.o: $(WORKLOADS_H)

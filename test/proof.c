@@ -106,16 +106,7 @@ int proof_make_base(const char *zPath, int nRow){
   proof_remove_db(zPath);
   db = proof_open(zPath, 0);
   if( !db ) return SQLITE_CANTOPEN;
-  zSql = sqlite3_mprintf(
-    "PRAGMA page_size=1024;"
-    "CREATE TABLE t(id INTEGER PRIMARY KEY, g INT, a TEXT, b TEXT, n REAL);"
-    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<%d)"
-    " INSERT INTO t SELECT i, i%%13, mk() || printf('-%%05d-', (i*7919)%%%d)"
-    "   || substr('abcdefghijklmnopqrstuvwxyz', 1+i%%26),"
-    " printf('%%08x', (i*2654435761)%%4294967296) || mk(), i*0.25 FROM c;"
-    "CREATE TABLE u(id INTEGER PRIMARY KEY, s TEXT, k INT UNIQUE);"
-    "INSERT INTO u SELECT id, a, id FROM t;",
-    nRow, nRow);
+  zSql = proof_base_sql(nRow);
   rc = zSql ? sqlite3_exec(db, zSql, 0, 0, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
   if( sqlite3_close(db) && rc==SQLITE_OK ) rc = SQLITE_ERROR;
@@ -123,64 +114,14 @@ int proof_make_base(const char *zPath, int nRow){
 }
 
 /* ================================================================ workloads
-** Each runs on the base database (t: nRow rows, every a and b carry the
-** marker; u: same rows with a UNIQUE column).  All results are ordered
-** totally, so they can be compared across configurations. */
-const ProofWorkload proof_workloads[] = {
-  { "temp-table+index", 0,
-    "CREATE TEMP TABLE tt AS SELECT * FROM t;"
-    "CREATE INDEX temp.tti ON tt(a);"
-    /* mmap asked for while the temp database is open: it must still be
-    ** read through tempcrypt, never mapped as ciphertext. */
-    "PRAGMA mmap_size=67108864;"
-    "SELECT count(*), sum(length(a)) FROM tt WHERE a>'Z';"
-    "SELECT a, b FROM tt ORDER BY a LIMIT 5", 0 },
-  { "order-by", 0, "SELECT a, b, n FROM t ORDER BY b", 0 },
-  { "order-by-threads", 0,
-    "PRAGMA threads=4; SELECT a, b, n FROM t ORDER BY b DESC", 1 },
-  { "distinct", 0,
-    "SELECT DISTINCT a FROM t ORDER BY 1; SELECT DISTINCT g, a || b FROM t", 0 },
-  { "group-by", 0, "SELECT a, count(*), sum(n) FROM t GROUP BY a", 0 },
-  { "union-except", 0,
-    "SELECT a FROM t UNION SELECT b FROM t ORDER BY 1;"
-    "SELECT a FROM t EXCEPT SELECT a FROM t WHERE g=3 ORDER BY 1;"
-    "SELECT count(*), max(x) FROM (SELECT a AS x FROM t UNION SELECT b FROM t);"
-    "SELECT count(*), min(x) FROM (SELECT a||b AS x FROM t EXCEPT SELECT a||b FROM t WHERE g=5)", 0 },
-  { "in-subquery", 0,
-    "SELECT count(*), sum(id) FROM t WHERE a||b||a IN (SELECT a||b||a FROM t WHERE g<12)", 0 },
-  { "window", 0,
-    "SELECT a, g, row_number() OVER (PARTITION BY g ORDER BY b),"
-    " sum(n) OVER (PARTITION BY g) FROM t ORDER BY b", 0 },
-  { "cte-materialized", 0,
-    "WITH m AS MATERIALIZED (SELECT a || b AS a, b, g FROM t WHERE g<11)"
-    " SELECT x.a, x.b FROM m AS x WHERE x.g=(SELECT max(g) FROM m) ORDER BY x.b", 0 },
-  { "create-index", 0, "CREATE INDEX ti ON t(a, b)", 0 },
-  { "vacuum", "CREATE INDEX ub ON u(s)", "VACUUM", 0 },
-  { "stmt-journal", 0,
-    "BEGIN;"
-    "UPDATE u SET s = s || 'x';"
-    "UPDATE u SET s = mk() || s, k = CASE WHEN id=(SELECT max(id) FROM u) THEN 1 ELSE k END;"
-    "COMMIT", 0 },
-  { "savepoint", 0,
-    "BEGIN; UPDATE u SET s = s || 'y';"
-    "SAVEPOINT s1; UPDATE u SET s = mk() || 'z' || s; DELETE FROM u WHERE id%3=0;"
-    "ROLLBACK TO s1; UPDATE u SET k = k + 100000 WHERE id%2=0; RELEASE s1; COMMIT", 0 },
-  { "attach-anon", 0,
-    "ATTACH '' AS anon; PRAGMA anon.cache_size=8;"
-    "CREATE TABLE anon.x AS SELECT * FROM t;"
-    "SELECT count(*), max(a) FROM anon.x; DETACH anon", 0 },
-  { "temp-journal", 0,
-    "PRAGMA temp.journal_mode=TRUNCATE;"
-    "CREATE TEMP TABLE tj AS SELECT * FROM t;"
-    "BEGIN; UPDATE tj SET a = a || 'j'; DELETE FROM tj WHERE g<3; COMMIT;"
-    "BEGIN; UPDATE tj SET b = mk() || b WHERE g%2=0; ROLLBACK;"
-    "SELECT count(*), max(a), max(b) FROM tj", 0 },
-  { "overflow", 0,
-    "CREATE TEMP TABLE big(id INTEGER PRIMARY KEY, v TEXT);"
-    "INSERT INTO big SELECT id, mkrep(200+id%50) FROM t WHERE id<=40;"
-    "SELECT id, length(v), substr(v, 3000, 40) FROM big ORDER BY id", 0 },
-};
+** The entries of test/workloads.txt that run "on proof" (and its base
+** "proof"), made C by test/workloads.mjs into test/workloads.h. */
+#include "workloads.h"
+const ProofWorkload proof_workloads[] = { PROOF_WORKLOADS };
 const int proof_nWorkload = (int)(sizeof(proof_workloads)/sizeof(proof_workloads[0]));
+char *proof_base_sql(int nRow){
+  return sqlite3_mprintf(PROOF_BASE_SQL, PROOF_BASE_ARGS(nRow));
+}
 
 void proof_check_below(const char *zProg, int bLayout){
   int64_t nBad = 0, nChk = proof_counter_checks(&nBad);

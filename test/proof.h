@@ -152,6 +152,9 @@ typedef struct ProofWorkload {
 } ProofWorkload;
 extern const ProofWorkload proof_workloads[];
 extern const int proof_nWorkload;
+/* The SQL that builds the base database of nRow rows (sqlite3_free it).
+** Both come from test/workloads.txt. */
+char *proof_base_sql(int nRow);
 
 /* Whole-file helpers (plain stdio). */
 unsigned char *proof_read_file(const char *zPath, long *pn);

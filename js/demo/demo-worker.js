@@ -8,11 +8,23 @@
 import { open, probeOpfs, deletePool, POOL_ROOT } from '../../dist/worker.js';
 import { SQLITE_OPEN_MAIN_DB, SQLITE_OPEN_MAIN_JOURNAL, SQLITE_OPEN_SUPER_JOURNAL, SQLITE_OPEN_WAL } from '../../dist/constants.js';
 import { countIn, markAll, entropy, sampleRows, makeSpy } from './analysis.js';
-import { PRAGMAS, SETUP_SQL, FILLER, WORKLOADS } from './workloads.js';
+import { PRAGMAS, loadWorkloads, workloadsFor, baseSql, markerFunctions } from './workloads.js';
 
 const DB_NAME = 'demo.db';
 const POOL = 'tempcrypt-demo';
 const enc = new TextEncoder();
+// The demo's workloads, from the workload table (test/workloads.txt).
+const TABLE = loadWorkloads();
+const demoWorkloads = async () => workloadsFor(await TABLE, 'demo');
+
+// A fresh database of `rows` rows for workload w: the table's base, the
+// marker functions, then the workload's own setup.
+function build(db, table, w, marker, rows) {
+  db.exec(PRAGMAS);
+  markerFunctions(db, marker);
+  db.exec(baseSql(table, w.on, rows));
+  if (w.setup) db.exec(w.setup);
+}
 
 // What a pool file holds, from the open flags it was opened with.
 function classOf({ path, flags }) {
@@ -52,7 +64,7 @@ async function scanAllOpfs(needle, poolClass, poolDir) {
 }
 
 async function run({ marker, workload, rows, enabled }) {
-  const w = WORKLOADS.find((x) => x.id === workload);
+  const w = (await demoWorkloads()).find((x) => x.id === workload);
   if (!w) throw new Error(`unknown workload ${workload}`);
   const needle = enc.encode(marker);
   if (needle.length < 6) throw new Error('the secret must be at least 6 bytes long');
@@ -69,12 +81,8 @@ async function run({ marker, workload, rows, enabled }) {
   const db = await open(DB_NAME, { storage: 'opfs', pool: POOL, minFree: 24 });
   const result = { workload, rows, enabled };
   try {
-    db.exec(PRAGMAS);
     const s0 = performance.now();
-    for (const sql of SETUP_SQL) {
-      if (sql.includes(':secret')) db.run(sql, { secret: marker, filler: FILLER, rows });
-      else db.exec(sql);
-    }
+    build(db, await TABLE, w, marker, rows);
     result.setupMs = performance.now() - s0;
     result.wasEnabled = db.tempcrypt.setEnabled(enabled);
     db.tempcrypt.stats(true);
@@ -84,7 +92,7 @@ async function run({ marker, workload, rows, enabled }) {
     db.observe(spy.observer);
     const t0 = performance.now();
     try {
-      for (const sql of w.sql) db.exec(sql);
+      db.exec(w.sql);
     } finally {
       db.observe(null);
     }
@@ -144,12 +152,9 @@ async function warmUp() {
   const t0 = performance.now();
   const db = await open('warmup.db', { storage: 'memory' });
   try {
-    db.exec(PRAGMAS);
-    for (const sql of SETUP_SQL) {
-      if (sql.includes(':secret')) db.run(sql, { secret: 'warm-up only', filler: FILLER, rows: 4000 });
-      else db.exec(sql);
-    }
-    for (const w of WORKLOADS) for (const sql of w.sql) db.exec(sql);
+    const list = await demoWorkloads();
+    build(db, await TABLE, list[0], 'warm-up only', 4000);
+    for (const w of list) db.exec(w.sql);
   } finally {
     db.close();
   }

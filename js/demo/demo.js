@@ -1,6 +1,9 @@
 // The demo page: controls, the Worker that runs the workloads, and the
 // side-by-side rendering of what reached OPFS.
-import { WORKLOADS, SIZE, KIND_LABELS } from './workloads.js';
+import { SIZE, KIND_LABELS, loadWorkloads, workloadsFor } from './workloads.js';
+
+// The demo's workloads, from the workload table (test/workloads.txt).
+let WORKLOADS = [];
 
 const $ = (id) => document.getElementById(id);
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
@@ -183,7 +186,7 @@ function renderRunning(side, text) {
 function describeWorkload() {
   const w = WORKLOADS.find((x) => x.id === $('workload').value);
   $('workload-what').textContent = w.what;
-  $('workload-sql').textContent = w.sql.map((s) => s + ';').join('\n');
+  $('workload-sql').textContent = w.sql;
 }
 
 async function runBoth(ev) {
@@ -222,6 +225,7 @@ async function runBoth(ev) {
 }
 
 async function main() {
+  WORKLOADS = workloadsFor(await loadWorkloads(), 'demo');
   const sel = $('workload');
   for (const w of WORKLOADS) sel.append(el('option', { value: w.id, text: w.label }));
   const params = new URLSearchParams(location.search);

@@ -1,71 +1,87 @@
-// The demo's workloads: what the page shows and what the Worker runs.
-// Every run starts from the same table: `rows` records, each holding the
-// user's secret once (bound as a parameter, never part of this file).
+// The workload table (test/workloads.txt, copied to dist/workloads.txt by
+// the build): its one parser in JavaScript, used by the demo page, the
+// browser leak test (test/browser/leak-worker.js) and, in Node, by
+// test/workloads.mjs (the C header and the shell's scripts) and the tests.
+// The file's header describes the format and the conventions (mk(), $ROWS).
 
-// Connection settings that make SQLite use files for temporary data and
-// keep only a small page cache, so sorts and temp tables really spill.
-// 4096-byte pages for the fresh database: the sorter keeps 250 pages of the
-// main database's size in memory (the build's default page is 8192).
-export const PRAGMAS = 'PRAGMA page_size=4096; PRAGMA temp_store=FILE; PRAGMA cache_size=16; PRAGMA temp.cache_size=16;';
+const TESTS = ['proof', 'smoke', 'leak', 'demo'];
+const FIELDS = ['on', 'tests', 'setup', 'sql', 'threads', 'label', 'what'];
 
-// Filler text so rows look like records (and temp files like real ones).
-export const FILLER = 'Met with the client about the renewal; they asked for the invoice history, ' +
-  'the delivery address change and a call back on Tuesday. Payment terms agreed at 30 days, ' +
-  'discount approved by the account manager. Follow up on the open support ticket and send ' +
-  'the signed contract to legal. Customer prefers email, no calls before ten. ';
+// { bases: { name: { name, sql } }, workloads: [{ id, on, tests, setup,
+// sql, threads, label, what }] } in file order; throws on anything it does
+// not understand, naming the line.
+export function parseWorkloads(text, file = 'workloads.txt') {
+  const bases = {}, workloads = [];
+  let cur = null, key = null;
+  const fail = (n, why) => { throw new Error(`${file}:${n}: ${why}`); };
+  text.split('\n').forEach((line, i) => {
+    const n = i + 1;
+    if (line.trim() === '' || line.startsWith('#')) return;
+    if (/^\s/.test(line)) {
+      if (!cur || !key) fail(n, 'continuation line outside a field');
+      cur[key] += `\n${line.trim()}`;
+      return;
+    }
+    const m = /^(\S+)\s*(.*)$/.exec(line);
+    const [, word, rest] = m;
+    if (word === 'base' || word === 'workload') {
+      if (!/^[a-z0-9][a-z0-9+.-]*$/.test(rest)) fail(n, `bad ${word} name "${rest}"`);
+      cur = word === 'base' ? { name: rest, n } : { id: rest, n };
+      if (word === 'base') {
+        if (bases[rest]) fail(n, `base ${rest} defined twice`);
+        bases[rest] = cur;
+      } else {
+        workloads.push(cur);
+      }
+      key = null;
+      return;
+    }
+    if (!cur) fail(n, `field "${word}" before any base or workload`);
+    if (!FIELDS.includes(word) || (cur.name !== undefined && word !== 'sql')) fail(n, `unknown field "${word}"`);
+    if (cur[word] !== undefined) fail(n, `field "${word}" given twice`);
+    cur[word] = rest;
+    key = word;
+  });
+  const seen = new Set();
+  for (const b of Object.values(bases)) if (!b.sql) fail(b.n, `base ${b.name} has no sql`);
+  for (const w of workloads) {
+    if (!w.sql) fail(w.n, `workload ${w.id} has no sql`);
+    if (!bases[w.on]) fail(w.n, `workload ${w.id}: unknown base "${w.on}"`);
+    if (seen.has(`${w.on}/${w.id}`)) fail(w.n, `workload ${w.id} given twice on base ${w.on}`);
+    seen.add(`${w.on}/${w.id}`);
+    w.tests = (w.tests || '').split(/\s+/).filter(Boolean);
+    for (const t of w.tests) if (!TESTS.includes(t)) fail(w.n, `workload ${w.id}: unknown test "${t}"`);
+    if (w.tests.includes('demo') && !(w.label && w.what)) fail(w.n, `workload ${w.id}: the demo needs a label and a what`);
+    if (w.threads !== undefined && w.threads !== 'yes') fail(w.n, `workload ${w.id}: threads is "yes" or absent`);
+    w.threads = w.threads === 'yes';
+    w.setup = w.setup || null;
+  }
+  return { bases, workloads };
+}
 
-export const SETUP_SQL = [
-  'DROP TABLE IF EXISTS t',
-  'CREATE TABLE t(id INTEGER PRIMARY KEY, grp INT, u INT UNIQUE, name TEXT, note TEXT)',
-  `INSERT INTO t(grp, u, name, note)
-   SELECT n % 7, n, 'customer-' || n,
-          'Note ' || n || ': ' || :secret || '. ' || substr(:filler, 1 + (n * 37) % 90, 260)
-   FROM (WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < :rows) SELECT n FROM c)`,
-];
+// The workloads of one harness (TESTS), in file order.
+export const workloadsFor = (table, test) => table.workloads.filter((w) => w.tests.includes(test));
 
-export const WORKLOADS = [
-  {
-    id: 'temp-table', label: 'Temp table + index',
-    sql: ['CREATE TEMP TABLE tt AS SELECT * FROM t', 'CREATE INDEX temp.tt_note ON tt(note)',
-      "SELECT count(*) FROM tt WHERE note > ''"],
-    what: 'A temporary table (and an index on it) lives in the temp database, a file SQLite opens without a name. It stays there until the connection closes.',
-  },
-  {
-    id: 'order-by', label: 'Big ORDER BY',
-    sql: ['SELECT name, note FROM t ORDER BY substr(note, 7) DESC'],
-    what: 'Sorting more than fits in memory: SQLite writes sorted runs of whole rows to a sorter file and merges them.',
-  },
-  {
-    id: 'distinct', label: 'DISTINCT',
-    sql: ["SELECT count(*) FROM (SELECT DISTINCT name || ': ' || note || ' / ' || k FROM t, (WITH RECURSIVE k(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM k WHERE k < 16) SELECT k FROM k))"],
-    what: 'DISTINCT keeps every value seen so far in a transient b-tree; once it outgrows its cache (the build\'s 16 MiB default, whatever the PRAGMAs say) it spills to a temp file. Here every row counts 16 times over.',
-  },
-  {
-    id: 'group-by', label: 'GROUP BY',
-    sql: ['SELECT note, count(*) FROM t GROUP BY note'],
-    what: 'GROUP BY on a column without an index sorts the rows first (a sorter file).',
-  },
-  {
-    id: 'create-index', label: 'CREATE INDEX',
-    sql: ['CREATE INDEX t_note ON t(note)', 'DROP INDEX t_note'],
-    what: 'Building an index sorts every key through a sorter file before writing the index.',
-  },
-  {
-    id: 'vacuum', label: 'VACUUM',
-    sql: ['VACUUM'],
-    what: 'VACUUM copies the whole database into a temp database file, then copies it back.',
-  },
-  {
-    id: 'stmt-journal', label: 'Statement journal',
-    sql: ['BEGIN', "UPDATE t SET note = note || ' (1)'", "UPDATE t SET u = u + 1000000, note = note || ' (2)'", 'COMMIT'],
-    what: 'The second UPDATE of a transaction may fail halfway (u is UNIQUE), so SQLite saves the old content of every page it changes in a statement journal (a subjournal file).',
-  },
-  {
-    id: 'window', label: 'Window function',
-    sql: ['SELECT note, row_number() OVER (PARTITION BY grp ORDER BY note DESC) FROM t'],
-    what: 'A window function sorts the rows by partition and order (a sorter file) and buffers each partition.',
-  },
-];
+// The SQL that builds a base database of `rows` rows.
+export const baseSql = (table, name, rows) => table.bases[name].sql.replaceAll('$ROWS', String(Math.trunc(rows)));
+
+// The marker functions of the table's SQL, on a database of the package's
+// Worker API: mk() is the marker, mkrep(n) the marker and a counter n times.
+export function markerFunctions(db, marker) {
+  db.function('mk', () => marker, { deterministic: true });
+  db.function('mkrep', (n) => Array.from({ length: Number(n) }, (_, i) => `${marker}${String(i).padStart(6, '0')}.`).join(''), { deterministic: true });
+}
+
+// Fetch and parse the table (in the browser: the build's copy in dist/).
+export async function loadWorkloads(url = new URL('../../dist/workloads.txt', import.meta.url)) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  return parseWorkloads(await res.text(), String(url));
+}
+
+// The demo's connection settings: files for temporary data, a small page
+// cache, so sorts and temp tables really spill.
+export const PRAGMAS = 'PRAGMA temp_store=FILE; PRAGMA cache_size=16; PRAGMA temp.cache_size=16;';
 
 export const SIZE = { min: 1000, max: 20000, step: 1000, value: 5000 };
 

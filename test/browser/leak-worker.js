@@ -4,6 +4,7 @@
 // runner), so it never sits in a cached script.
 import { open, probeOpfs } from '../../dist/worker.js';
 import { makeSpy, countIn } from '../../js/demo/analysis.js';
+import { loadWorkloads, workloadsFor, baseSql, markerFunctions } from '../../js/demo/workloads.js';
 
 const enc = new TextEncoder();
 
@@ -36,66 +37,17 @@ function kindSpy(needle) {
   };
 }
 
-// The workloads of the leak check; each runs with temp_store=FILE and a
-// small page cache so that temp data spills to files.
-function workloads(M) {
+// The workloads of the leak check: those of the workload table marked
+// "leak" (test/workloads.txt), on their base of LEAK_ROWS rows, each with
+// temp_store=FILE and a small page cache so that temp data spills to files.
+const LEAK_ROWS = 6000;
+const SETTINGS = 'PRAGMA temp_store=FILE; PRAGMA cache_size=8; PRAGMA temp.cache_size=8;';
+async function workloads() {
+  const table = await loadWorkloads();
+  const list = workloadsFor(table, 'leak');
   return [
-    ['setup', (db) => {
-      db.exec('PRAGMA temp_store=FILE; PRAGMA cache_size=8; PRAGMA temp.cache_size=8;');
-      db.exec('CREATE TABLE IF NOT EXISTS t(id INTEGER PRIMARY KEY, grp INT, u INT UNIQUE, v TEXT, pad BLOB)');
-      db.run(`INSERT INTO t(grp, u, v, pad) SELECT n % 7, n, ?1 || '#' || n, randomblob(400)
-              FROM (WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n < 6000) SELECT n FROM c)`, [M]);
-    }],
-    ['temp table + index', (db) => {
-      db.exec(`CREATE TEMP TABLE tt AS SELECT * FROM t; CREATE INDEX temp.tt_v ON tt(v);`);
-      db.query('SELECT count(*) FROM tt WHERE v > ?', ['']);
-    }],
-    ['ORDER BY unindexed', (db) => db.query('SELECT v, pad FROM t ORDER BY substr(v, 3) DESC, id')],
-    // DISTINCT and IN build ephemeral b-trees, which take the build's
-    // default cache (16 MiB, docs/performance.md) whatever the PRAGMAs say:
-    // eight copies of t (about 20 MB) make them spill.
-    ['DISTINCT', (db) => db.query(`WITH k(k) AS (VALUES (1),(2),(3),(4),(5),(6),(7),(8))
-                                   SELECT count(*) AS n FROM (SELECT DISTINCT v || '.' || k AS d, pad FROM t, k)`)],
-    ['GROUP BY', (db) => db.query('SELECT v, pad, count(*) AS n FROM t GROUP BY v, pad')],
-    ['UNION / EXCEPT', (db) => {
-      db.query(`SELECT v, pad FROM t UNION SELECT v || 'u', pad FROM t`);
-      db.query('SELECT v, pad FROM t EXCEPT SELECT v, pad FROM t WHERE id % 2 = 0');
-    }],
-    ['IN (subquery)', (db) => db.query(`WITH k(k) AS (VALUES (1),(2),(3),(4),(5),(6),(7),(8))
-                                        SELECT count(*) AS n FROM t WHERE v || hex(pad) || '1' IN (SELECT v || hex(pad) || k FROM t, k WHERE id % 3 > 0)`)],
-    ['window PARTITION BY', (db) => db.query('SELECT v, pad, row_number() OVER (PARTITION BY grp ORDER BY v DESC) AS r FROM t')],
-    ['materialized CTE', (db) => db.query(`WITH c AS MATERIALIZED (SELECT v, pad FROM t ORDER BY random())
-                                           SELECT count(*) AS n, max(v) AS m FROM c`)],
-    ['CREATE INDEX', (db) => db.exec('CREATE INDEX t_v ON t(v, pad); DROP INDEX t_v;')],
-    ['VACUUM', (db) => db.exec('VACUUM')],
-    ['statement journal', (db) => {
-      db.exec('BEGIN');
-      db.exec(`UPDATE t SET v = v || '-1'`);
-      db.exec(`UPDATE t SET u = u + 100000, v = v || '-2'`);
-      db.exec('COMMIT');
-    }],
-    ['SAVEPOINT / ROLLBACK TO', (db) => {
-      db.exec('BEGIN; UPDATE t SET grp = grp + 1;');
-      db.exec(`SAVEPOINT sp; UPDATE t SET v = v || '-sp', pad = randomblob(300); ROLLBACK TO sp; RELEASE sp;`);
-      db.exec('COMMIT');
-    }],
-    ["ATTACH ''", (db) => {
-      db.exec(`ATTACH '' AS scratch; PRAGMA scratch.cache_size=8;
-               CREATE TABLE scratch.x AS SELECT * FROM t; CREATE INDEX scratch.x_v ON x(v);`);
-      db.query('SELECT count(*) FROM scratch.x WHERE v > ?', ['']);
-      db.exec('DETACH scratch');
-    }],
-    ['large values', (db) => {
-      db.run(`CREATE TEMP TABLE big AS SELECT n, ?1 || hex(randomblob(300000)) || ?1 AS v
-              FROM (WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n < 4) SELECT n FROM c)`, [M]);
-      db.query('SELECT n, length(v) AS l FROM big ORDER BY v');
-    }],
-    // Left open on purpose: the test closes the tab without closing the
-    // database, so this temp table's file stays in OPFS as a crash would
-    // leave it (the next open must wipe it).
-    ['left open (crash)', (db) => {
-      db.exec(`CREATE TEMP TABLE crash AS SELECT v, pad FROM t; CREATE INDEX temp.crash_v ON crash(v);`);
-    }],
+    ['setup', (db) => { db.exec(SETTINGS); db.exec(baseSql(table, list[0].on, LEAK_ROWS)); }],
+    ...list.map((w) => [w.id, (db) => { if (w.setup) db.exec(w.setup); db.exec(w.sql); }]),
   ];
 }
 
@@ -107,9 +59,10 @@ self.onmessage = async ({ data }) => {
       const s = kindSpy(needle);
       const db = await open(name, { storage: 'opfs', minFree: 24 });
       const before = db.tempcrypt.setEnabled(enabled);
+      markerFunctions(db, marker);
       db.observe(s.spy);
       const times = {}, perWorkload = {};
-      for (const [label, fn] of workloads(marker)) {
+      for (const [label, fn] of await workloads()) {
         const t0 = performance.now();
         const h0 = Object.values(s.hits).reduce((a, b) => a + b, 0);
         const o0 = Object.values(s.opened).reduce((a, b) => a + b, 0);
@@ -131,7 +84,7 @@ self.onmessage = async ({ data }) => {
       }
       // Keep the db (and its temp files) open: the tab is closed next.
       self.keep = db;
-      self.postMessage({ ok: true, wasEnabled: before, hits: s.hits, bytes: s.bytes, opened: s.opened,
+      self.postMessage({ ok: true, rows: LEAK_ROWS, wasEnabled: before, hits: s.hits, bytes: s.bytes, opened: s.opened,
         tempWrites: s.tempWrites, stats: db.tempcrypt.stats(), poolHits, times, perWorkload, files: db.files.list() });
     } else if (cmd === 'pool') {
       // A statement that needs more temp files than the pool has free fails

@@ -354,7 +354,7 @@ async function testLeak(base, enabled) {
   } finally {
     await ctx.close();
   }
-  check(again.ok && again.rows === 6000 && again.integrity === 'ok', `crash ${mode}: database intact after the crash`, again.error || `${again.rows} rows, ${again.integrity}`);
+  check(again.ok && again.rows === run.rows && again.integrity === 'ok', `crash ${mode}: database intact after the crash`, again.error || `${again.rows} rows, ${again.integrity}`);
   check(again.ok && again.wiped.length >= 1, `crash ${mode}: temp leftovers wiped on the next open`, JSON.stringify(again.wiped));
   const raw2 = rawScan(profile, base, marker);
   check(raw2.tempHits === 0, `crash ${mode}: no marker outside main db/journal after the next open`, `${raw2.tempHits} hits; ${raw2.where.join('; ')}`);

@@ -13,13 +13,15 @@ import { launchBrowser, runWorkload, formatTable, OUT, ROOT } from './drive.mjs'
 import { selectEngines } from '../browser/engines.mjs';
 import { decodePng, colourStats } from './png.mjs';
 import { checks } from '../browser/checks.mjs';
-import { WORKLOADS } from '../../js/demo/workloads.js';
+import { parseWorkloads, workloadsFor } from '../../js/demo/workloads.js';
 import { makeSpy, entropy, countIn, markAll, sampleRows } from '../../js/demo/analysis.js';
 
 const arg = (k, d) => (process.argv.find((a) => a.startsWith(`--${k}=`)) || `--${k}=${d}`).slice(k.length + 3);
 const ROWS = Number(arg('rows', '5000'));
 // The first workload gets the full check and the screenshot; the others
 // the leak assertions.
+const TABLE = 'dist/workloads.txt';
+const WORKLOADS = workloadsFor(parseWorkloads(fs.readFileSync(path.join(ROOT, TABLE), 'utf8'), TABLE), 'demo');
 const LIST = arg('workloads', WORKLOADS.map((w) => w.id).join(',')).split(',').filter(Boolean);
 
 const { check, skip, section, finish } = checks('demo tests');
@@ -88,7 +90,7 @@ async function testEngine(engine, server) {
       await page.waitForSelector(`body[data-state="${ready}"]`, { timeout: 60000 });
       const s2 = await page.inputValue('#secret');
       check(Buffer.byteLength(s1) >= 6 && s1 !== s2, 'page: a fresh default secret at every load', `${JSON.stringify(s1)} then ${JSON.stringify(s2)}`);
-      const served = ['index.html', 'demo.js', 'demo-worker.js', 'workloads.js', 'analysis.js'].map((f) => fs.readFileSync(path.join(ROOT, 'js/demo', f), 'utf8')).join('\n');
+      const served = [...['index.html', 'demo.js', 'demo-worker.js', 'workloads.js', 'analysis.js'].map((f) => `js/demo/${f}`), TABLE].map((f) => fs.readFileSync(path.join(ROOT, f), 'utf8')).join('\n');
       check(!served.includes(s1) && !served.includes(s2), 'page: the default secret is in no served file');
   
       if (!opfs) skip(`workloads (${LIST.join(', ')}): leak checks, screenshot, byte maps`, engine.caps.opfs);
