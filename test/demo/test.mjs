@@ -15,6 +15,7 @@ import { decodePng, colourStats } from './png.mjs';
 import { checks } from '../browser/checks.mjs';
 import { parseWorkloads, workloadsFor } from '../../js/demo/workloads.js';
 import { makeSpy, entropy, countIn, markAll, sampleRows } from '../../js/demo/analysis.js';
+import { SQLITE_OPEN_TEMP_JOURNAL, SQLITE_OPEN_MAIN_DB, SQLITE_OPEN_READWRITE, SQLITE_OPEN_CREATE, SQLITE_OPEN_TEMP_DB } from '../../js/constants.js';
 
 const arg = (k, d) => (process.argv.find((a) => a.startsWith(`--${k}=`)) || `--${k}=${d}`).slice(k.length + 3);
 const ROWS = Number(arg('rows', '5000'));
@@ -33,14 +34,14 @@ function testAnalysis() {
   const enc = new TextEncoder();
   const needle = enc.encode('SECRET-123');
   const spy = makeSpy(needle);
-  const ev = (op, fileId, more = {}) => spy.observer({ op, fileId, name: `/tmp/${fileId}`, kind: 'temp-journal', flags: 0x1000, temp: true, ...more });
+  const ev = (op, fileId, more = {}) => spy.observer({ op, fileId, name: `/tmp/${fileId}`, kind: 'temp-journal', flags: SQLITE_OPEN_TEMP_JOURNAL, temp: true, ...more });
   ev('open', 1);
   ev('write', 1, { offset: 0, length: 5, data: enc.encode('xxSEC') });
   ev('write', 1, { offset: 5, length: 9, data: enc.encode('RET-123yy') });
   ev('write', 1, { offset: 100, length: 12, data: enc.encode('#SECRET-123#') });
   ev('write', 1, { offset: 100, length: 12, data: enc.encode('#SECRET-123#') });
   ev('read', 1, { offset: 0, length: 14, got: 14 });
-  spy.observer({ op: 'open', fileId: 2, name: '/demo.db', kind: 'main-db', flags: 0x106, temp: false });
+  spy.observer({ op: 'open', fileId: 2, name: '/demo.db', kind: 'main-db', flags: SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, temp: false });
   spy.observer({ op: 'write', fileId: 2, name: '/demo.db', kind: 'main-db', offset: 0, length: 10, data: needle });
   ev('close', 1);
   const [t, m] = spy.all;
@@ -48,7 +49,7 @@ function testAnalysis() {
     'analysis: spy finds a secret split across two writes and counts every write that carries one', JSON.stringify({ hits: t.hits, written: t.written, read: t.read, size: t.size }));
   check(m.hits === 0 && m.written === 10 && !m.temp, 'analysis: named files are counted, not searched (not temp files)');
   const dropping = makeSpy(needle, { dropClosed: true });
-  dropping.observer({ op: 'open', fileId: 3, name: '/tmp/3', kind: 'temp-db', flags: 0x1000, temp: true });
+  dropping.observer({ op: 'open', fileId: 3, name: '/tmp/3', kind: 'temp-db', flags: SQLITE_OPEN_TEMP_DB, temp: true });
   dropping.observer({ op: 'write', fileId: 3, name: '/tmp/3', kind: 'temp-db', temp: true, offset: 0, length: 10, data: needle });
   dropping.observer({ op: 'close', fileId: 3, name: '/tmp/3', kind: 'temp-db', temp: true });
   const [d] = dropping.all;
