@@ -85,7 +85,7 @@ export class Engine {
     const bridge = this.bridge;
     this.io = {};
     for (const name of IO_CALLS) {
-      this.io[name] = (a, b, c, d, e, f) => { bridge.lastError = null; return M[name](a, b, c, d, e, f); };
+      this.io[name] = (...args) => { bridge.lastError = null; return M[name](...args); };
     }
     // db.tempcrypt of the synchronous API (worker.js hands this one out).
     this.tempcrypt = {

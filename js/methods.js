@@ -4,7 +4,7 @@
 // both behave the same.
 
 import { open } from './worker.js';
-import { SqliteError } from './errors.js';
+import { SqliteError, closedError } from './errors.js';
 import { ImportSink } from './engine.js';
 import { SQLITE_MISUSE } from './constants.js';
 
@@ -106,7 +106,10 @@ export function createDispatcher() {
   return {
     async call(method, ...args) {
       if (!Object.prototype.hasOwnProperty.call(methods, method)) throw new Error(`unknown method ${method}`);
-      if (method !== 'open' && method !== 'close') db.db.assertOpen();
+      if (method !== 'open' && method !== 'close') {
+        if (!db) throw closedError();   // a failed open left none
+        db.db.assertOpen();
+      }
       const result = await methods[method](...args);
       if (db && db.pending) await db.pending;
       return result;

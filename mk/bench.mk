@@ -16,7 +16,9 @@ BENCH_WORK    := test/bench/workloads.txt
 # The harnesses one after the other (never in parallel: they time things).
 bench:
 	$(MAKE) -j1 bench-clean bench-native bench-chacha-wasm bench-wasi bench-browser bench-big bench-report
-bench-smoke:
+# Its prerequisites are built first, so a parallel `make -j test` never builds
+# them twice at once.
+bench-smoke: browser $(NATIVE)/bench $(BUILD)/wasi/bench.wasm
 	$(MAKE) -j1 bench-clean bench-native bench-wasi bench-browser bench-report BENCH_ROWS=2000 BENCH_REPS=1 \
 	    BENCH_DIR=$(BUILD)/bench-smoke
 
@@ -29,7 +31,7 @@ bench-native: $(NATIVE)/bench
 	for n in $(BENCH_ROWS); do for s in equal default; do \
 	    TMPDIR=$(BENCH_DIR) $< $$n $(BENCH_REPS) $(BENCH_WORK) $(BENCH_DIR)/native.jsonl $$s || exit 1; done; done
 
-# $(BUILD)/wasi/bench.wasm: mk/wasi.mk (read after this file).
+# $(BUILD)/wasi/bench.wasm: mk/wasi.mk.
 bench-wasi: $(BUILD)/wasi/bench.wasm
 	cp $(BENCH_WORK) $(BENCH_DIR)/workloads.txt
 	cd $(BENCH_DIR) && for n in $(BENCH_ROWS); do for s in equal default; do \

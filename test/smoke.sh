@@ -37,7 +37,9 @@ workload MEMORY | "$shell" "$work/mem.db" > "$work/mem.out" 2>&1 || true
 check "temp_store=FILE matches temp_store=MEMORY" "$(cmp -s "$work/file.out" "$work/mem.out" && echo same || echo differs)" "same"
 echo "smoke: $(wc -l < "$work/file.out") result lines on $rows rows"
 check "integrity_check ends the output" "$(tail -n 1 "$work/file.out")" "ok"
-errors=$(grep '^\(Runtime error\|Error\)' "$work/file.out" || true)
+# The shell's three prefixes: "Parse error near line N:", "Runtime error near
+# line N:" and "Error near line N:" (a statement that never ran counts too).
+errors=$(grep -E '^(Parse error|Runtime error|Error) near line' "$work/file.out" || true)
 check "one error, the statement journal's UNIQUE failure" "$(printf '%s\n' "$errors" | grep -c 'UNIQUE constraint failed')/$(printf '%s\n' "$errors" | wc -l)" "1/1"
 vfs=$(printf '.vfsname\n' | "$shell" "$work/file.db")
 check "shell's default VFS is tempcrypt" "$vfs" "tempcrypt/unix"

@@ -14,7 +14,7 @@ const table = parseWorkloads(fs.readFileSync(FILE, 'utf8'), path.relative(proces
 
 // A C string literal, one source line per line of SQL.
 const cString = (s) => s.split('\n')
-  .map((l, i, a) => `"${l.replace(/[\\"]/g, '\\$&')}${i < a.length - 1 ? '\\n' : ''}"`).join(' \\\n    ');
+  .map((l, i, a) => `"${l.replace(/[\\"?]/g, '\\$&')}${i < a.length - 1 ? '\\n' : ''}"`).join(' \\\n    ');
 
 function header() {
   const base = table.bases.proof.sql;

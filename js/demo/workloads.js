@@ -14,7 +14,7 @@ export function parseWorkloads(text, file = 'workloads.txt') {
   const bases = {}, workloads = [];
   let cur = null, key = null;
   const fail = (n, why) => { throw new Error(`${file}:${n}: ${why}`); };
-  text.split('\n').forEach((line, i) => {
+  text.split(/\r?\n/).forEach((line, i) => {
     const n = i + 1;
     if (line.trim() === '' || line.startsWith('#')) return;
     if (/^\s/.test(line)) {
@@ -23,6 +23,7 @@ export function parseWorkloads(text, file = 'workloads.txt') {
       return;
     }
     const m = /^(\S+)\s*(.*)$/.exec(line);
+    if (!m) fail(n, 'unreadable line');
     const [, word, rest] = m;
     if (word === 'base' || word === 'workload') {
       if (!/^[a-z0-9][a-z0-9+.-]*$/.test(rest)) fail(n, `bad ${word} name "${rest}"`);

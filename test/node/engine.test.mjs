@@ -212,3 +212,11 @@ test('the dispatcher refuses every call after close with the engine\'s error', a
   }
   await d.call('close');   // twice is fine
 });
+
+test('after an open whose setup module failed, calls get "database is closed" (was a TypeError)', async () => {
+  const { createDispatcher } = await import('../../dist/methods.js');
+  const d = createDispatcher();
+  const setup = 'data:text/javascript,export default 1';
+  await assert.rejects(d.call('open', 'setup-failed.db', { storage: 'memory', setup }), /has no default export function/);
+  await assert.rejects(d.call('query', 'SELECT 1'), (e) => e.code === C.SQLITE_MISUSE && e.message === 'database is closed');
+});

@@ -55,3 +55,8 @@ test('the shell gets the marker as a literal and the C header every proof worklo
   assert.match(h, /#define PROOF_BASE_ARGS\(n\) n, n\n/);
   assert.match(h, /i%%13/);
 });
+
+test('a table with CRLF line ends reads as with LF (it crashed the parser)', () => {
+  const text = fs.readFileSync(path.join(ROOT, 'test/workloads.txt'), 'utf8');
+  assert.deepEqual(parseWorkloads(text.replace(/\n/g, '\r\n')), table);
+});
