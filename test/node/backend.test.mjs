@@ -122,3 +122,27 @@ for (const [kind, make] of Object.entries(BACKENDS)) {
     });
   });
 }
+
+// The pool's on-disk header is a file format: databases written by earlier
+// versions must still be found.  These bytes are written out by hand, not
+// from js/constants.js, so a changed layout fails here (the checksum was
+// computed apart, with a separate FNV-1a).
+test('OPFS pool: the header bytes of a named file are the pinned format', async () => {
+  const handles = [];
+  const pool = new OpfsPool('format', { getFileHandle: async () => ({ createSyncAccessHandle: async () => { const h = fakeHandle(); handles.push(h); return h; } }) }, 2);
+  await pool.reserve();
+  const h = pool.xOpen('/a.db', NEW_DB);
+  const written = handles.find((x) => x.bytes.length >= 4096 && x.bytes[0] !== 0);
+  const expect = Uint8Array.from([
+    0x54, 0x43, 0x50, 0x31,   // magic 'TCP1' (0x31504354, little-endian)
+    0x06, 0x01, 0x00, 0x00,   // open flags READWRITE|CREATE|MAIN_DB = 0x106
+    0x05, 0x00, 0x00, 0x00,   // path length 5
+    0x31, 0x06, 0xd7, 0xa9,   // 32-bit FNV-1a of bytes 0..20 with this field zero (0xa9d70631)
+    0x2f, 0x61, 0x2e, 0x64, 0x62,   // "/a.db"
+  ]);
+  assert.ok(written, 'no header written');
+  assert.deepEqual([...written.bytes.subarray(0, expect.length)], [...expect]);
+  assert.ok(written.bytes.subarray(expect.length, 4096).every((b) => b === 0), 'the rest of the header is zero');
+  pool.xClose(h);
+  pool.close();
+});
