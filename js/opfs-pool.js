@@ -76,6 +76,30 @@ function lockPool(name, timeoutMs = 0) {
   });
 }
 
+const isLockedError = (e) => !!e && (e.name === 'NoModificationAllowedError' || e.name === 'InvalidStateError');
+
+// Every file's sync access handle, or none.  A tab that goes away releases
+// the pool's Web Lock at once, but the browser may release its access
+// handles a moment later (seen in Firefox): so, holding the lock, locked
+// files are tried again until the open's deadline (lockTimeoutMs from its
+// start; 0: one try).  Exported for the unit test.
+export async function accessHandles(dir, deadline, pauseMs = 50) {
+  for (;;) {
+    const got = [];
+    try {
+      for await (const [fname, handle] of dir.entries()) {
+        if (handle.kind !== 'file') continue;
+        got.push([fname, await handle.createSyncAccessHandle()]);
+      }
+      return got;
+    } catch (e) {
+      for (const [, ah] of got) { try { ah.close(); } catch { /* closing anyway */ } }
+      if (!isLockedError(e) || Date.now() >= deadline) throw e;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
+}
+
 export class OpfsPool {
   // Open (creating if needed) the pool in directory POOL_ROOT/<name>.
   static async open(name, { minFree = 16, lockTimeoutMs = 0 } = {}) {
@@ -85,6 +109,7 @@ export class OpfsPool {
     // The pool's Web Lock, held until close(): two tabs opening a new
     // (empty) pool at once would otherwise both succeed, as neither finds
     // a file the other holds.
+    const deadline = Date.now() + lockTimeoutMs;
     const unlock = await lockPool(name, lockTimeoutMs);
     let pool;
     try {
@@ -97,17 +122,16 @@ export class OpfsPool {
       throw e;
     }
     pool.unlock = unlock;
+    let handles = [];
     try {
-      for await (const [fname, handle] of pool.dir.entries()) {
-        if (handle.kind !== 'file') continue;
-        const ah = await handle.createSyncAccessHandle();
-        pool.adopt(fname, ah);
-      }
+      handles = await accessHandles(pool.dir, deadline);
+      for (const [fname, ah] of handles) pool.adopt(fname, ah);
       pool.checkDamaged();
       await pool.reserve();
     } catch (e) {
+      for (const [, ah] of handles) { try { ah.close(); } catch { /* adopted: closed by close() */ } }
       await pool.close();
-      if (e && (e.name === 'NoModificationAllowedError' || e.name === 'InvalidStateError')) {
+      if (isLockedError(e)) {
         throw sqliteError(SQLITE_BUSY, `database pool "${name}" is in use by another tab or worker (its OPFS files are locked): ${e.message}`);
       }
       throw e;

@@ -146,3 +146,28 @@ test('OPFS pool: the header bytes of a named file are the pinned format', async 
   pool.xClose(h);
   pool.close();
 });
+
+// A tab that went away may hold its access handles a moment after its Web
+// Lock is gone (Firefox): the open retries locked files until its deadline.
+test('OPFS pool: locked files are tried again until the deadline, and nothing is left open', async () => {
+  const { accessHandles } = await import('../../dist/opfs-pool.js');
+  const locked = () => Object.assign(new Error('No modification allowed'), { name: 'NoModificationAllowedError' });
+  const opened = [];
+  const dirLockedFor = (n) => ({
+    async *entries() {
+      for (const f of ['a', 'b']) {
+        yield [f, { kind: 'file', createSyncAccessHandle: async () => {
+          if (f === 'b' && n-- > 0) throw locked();
+          const h = fakeHandle(); opened.push(h); return h;
+        } }];
+      }
+    },
+  });
+  const got = await accessHandles(dirLockedFor(2), Date.now() + 5000, 1);
+  assert.deepEqual(got.map(([f]) => f), ['a', 'b']);
+  assert.equal(opened.filter((h) => h.closed).length, 2, "the two tries' handles of 'a' are closed");
+  opened.length = 0;
+  await assert.rejects(accessHandles(dirLockedFor(Infinity), Date.now(), 1), (e) => e.name === 'NoModificationAllowedError');
+  assert.ok(opened.every((h) => h.closed), 'a failed open leaves no handle open');
+  await assert.rejects(accessHandles({ async *entries() { yield ['x', { kind: 'file', createSyncAccessHandle: async () => { throw new TypeError('other'); } }]; } }, Date.now() + 5000, 1), TypeError);
+});
