@@ -173,10 +173,8 @@ int main(int argc, char **argv){
   CHECK(rc==SQLITE_OK, "register proofct");
   zBase = proof_path(0, "base");
   zDb = proof_path(1, "work");
-  rc = proof_make_base(zBase, 300);
-  CHECK(rc==SQLITE_OK, "base database");
-  aTpl = proof_read_file(zBase, &nTpl);
-  if( rc || !aTpl ) return check_finish("ctgrind");
+  aTpl = proof_base_template(zBase, 300, &nTpl);
+  if( !aTpl ) return check_finish("ctgrind");
   test_sql(zDb, aTpl, nTpl);
   free(aTpl);
   proof_remove_db(zBase);

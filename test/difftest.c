@@ -44,10 +44,8 @@ int main(int argc, char **argv){
          sqlite3_threadsafe() ? "" : " (SQLITE_THREADSAFE=0: threads=4 runs single-threaded)");
   zBase = proof_path(0, "base");
   zDb = proof_path(1, "work");
-  rc = proof_make_base(zBase, nRow);
-  CHECK(rc==SQLITE_OK, "base database: %d", rc);
-  aTpl = proof_read_file(zBase, &nTpl);
-  if( rc || !aTpl ) return check_finish("difftest");
+  aTpl = proof_base_template(zBase, nRow, &nTpl);
+  if( !aTpl ) return check_finish("difftest");
 
   for(i=0; i<proof_nWorkload; i++){
     const ProofWorkload *w = &proof_workloads[i];

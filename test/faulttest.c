@@ -201,10 +201,8 @@ int main(int argc, char **argv){
   if( rc ){ fprintf(stderr, "proof_init: %d\n", rc); return 2; }
   zBase = proof_path(0, "base");
   gzDb = proof_path(1, "work");
-  rc = proof_make_base(zBase, nRow);
-  CHECK(rc==SQLITE_OK, "base database: %d", rc);
-  gaTpl = proof_read_file(zBase, &gnTpl);
-  if( rc || !gaTpl ) return check_finish("faulttest");
+  gaTpl = proof_base_template(zBase, nRow, &gnTpl);
+  if( !gaTpl ) return check_finish("faulttest");
   printf("faulttest: %d rows, %s\n", nRow,
          stride==1 ? "every position" : "strided positions");
   for(i=0; i<proof_nWorkload; i++){

@@ -181,10 +181,8 @@ int main(int argc, char **argv){
   proof_key_observer = observe;
   zBase = proof_path(0, "base");
   zDb = proof_path(1, "work");
-  rc = proof_make_base(zBase, 400);
-  CHECK(rc==SQLITE_OK, "base database");
-  aTpl = proof_read_file(zBase, &nTpl);
-  if( rc || !aTpl ) return check_finish("keyhygiene");
+  aTpl = proof_base_template(zBase, 400, &nTpl);
+  if( !aTpl ) return check_finish("keyhygiene");
   test_keys_wiped();
   test_no_entropy();
   free(aTpl);

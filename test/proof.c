@@ -113,6 +113,16 @@ int proof_make_base(const char *zPath, int nRow){
   return rc;
 }
 
+/* The base database of nRow rows made at zPath and read back whole: the
+** template every run of a proof test starts from.  One CHECK; 0 if the
+** database could not be made or read (the caller then finishes). */
+unsigned char *proof_base_template(const char *zPath, int nRow, long *pn){
+  int rc = proof_make_base(zPath, nRow);
+  unsigned char *a = rc==SQLITE_OK ? proof_read_file(zPath, pn) : 0;
+  CHECK(a!=0, "base database %s: rc %d", zPath, rc);
+  return a;
+}
+
 /* ================================================================ workloads
 ** The entries of test/workloads.txt that run "on proof" (and its base
 ** "proof"), made C by test/workloads.mjs into test/workloads.h. */

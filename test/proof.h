@@ -142,6 +142,8 @@ extern void (*proof_after_stmt)(sqlite3 *db, int i, void *pArg);
 extern void *proof_after_arg;
 /* Build the base database (tables t and u) at zPath. */
 int proof_make_base(const char *zPath, int nRow);
+/* proof_make_base() then proof_read_file(): the template, or 0 (a failed CHECK). */
+unsigned char *proof_base_template(const char *zPath, int nRow, long *pn);
 
 /* ------------------------------------------------------------ workloads */
 typedef struct ProofWorkload {
