@@ -85,7 +85,10 @@ export class Engine {
     const bridge = this.bridge;
     this.io = {};
     for (const name of IO_CALLS) {
-      this.io[name] = (...args) => { bridge.lastError = null; return M[name](...args); };
+      // Fixed arity, no rest array: sqlite3_step is on this list, once per
+      // row.  A wasm export ignores the arguments it does not take (builds
+      // with emcc's ASSERTIONS, which count them, are not supported).
+      this.io[name] = (a, b, c, d, e, f) => { bridge.lastError = null; return M[name](a, b, c, d, e, f); };
     }
     // db.tempcrypt of the synchronous API (worker.js hands this one out).
     this.tempcrypt = {
