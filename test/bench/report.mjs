@@ -45,8 +45,8 @@ out.push(`${results.date.slice(0, 10)}, ${results.machine.cpu} (${results.machin
   + `SQLite ${sqliteVersion} (ours), @sqlite.org/sqlite-wasm ${results.versions.official}, Chromium ${browser ?? '-'}, Node ${process.version}.`, '');
 const keys = [...new Set(recs.map((r) => `${r.rows}|${r.settings}`))];
 const workloads = [...new Set(recs.map((r) => r.workload))];
-out.push('| rows | settings | workload | Chromium ours enc / official | Chromium enc / plain | WASI enc / plain | native enc / plain | temp MiB below: official / ours enc (Chromium) |');
-out.push('|---|---|---|---|---|---|---|---|');
+out.push('| rows | settings | workload | Chromium ours enc / official | Chromium enc / plain | Chromium ours temp_store=MEMORY / official | WASI enc / plain | native enc / plain | temp MiB below: official / ours enc (Chromium) |');
+out.push('|---|---|---|---|---|---|---|---|---|');
 for (const k of keys) {
   const [rows, settings] = [Number(k.split('|')[0]), k.split('|')[1]];
   for (const w of workloads) {
@@ -54,8 +54,9 @@ for (const k of keys) {
     const off = find({ ...q, target: 'chromium', engine: 'official' });
     const enc = find({ ...q, target: 'chromium', engine: 'ours', mode: 'encrypted' });
     const pl = find({ ...q, target: 'chromium', engine: 'ours', mode: 'plain' });
+    const mem = find({ ...q, target: 'chromium', engine: 'ours', mode: 'memory' });
     const r = (t) => ratio(find({ ...q, target: t, mode: 'encrypted' }), find({ ...q, target: t, mode: 'plain' }));
-    out.push(`| ${rows} | ${settings} | ${w} | ${ratio(enc, off)} | ${ratio(enc, pl)} | ${r('wasi')} | ${r('native')} | ${MiB(off?.tempBytesBelow)} / ${MiB(enc?.tempBytesBelow)} |`);
+    out.push(`| ${rows} | ${settings} | ${w} | ${ratio(enc, off)} | ${ratio(enc, pl)} | ${ratio(mem, off)} | ${r('wasi')} | ${r('native')} | ${MiB(off?.tempBytesBelow)} / ${MiB(enc?.tempBytesBelow)} |`);
   }
 }
 if (big.length) {
