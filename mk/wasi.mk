@@ -199,8 +199,11 @@ $(WASI)/bench/chacha-emcc.wasm: src/chacha20.c $(TC_HDR)
 	$(WASI_EMCC_ENV) $(WASI_EMCC) -O2 -msimd128 $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc \
 	    --no-entry -sSTANDALONE_WASM -sEXPORTED_FUNCTIONS=$(subst $(CHACHA_BENCH_SPACE),$(CHACHA_BENCH_COMMA),$(addprefix _,$(CHACHA_BENCH_EXPORTS))) \
 	    -o $@ src/chacha20.c
+# Under Node, then in every browser engine installed (BROWSERS picks them).
+CHACHA_BENCH_ARGS ?=
 bench-chacha-wasm: $(WASI)/bench/chacha-wasi.wasm $(WASI)/bench/chacha-emcc.wasm
-	$(WASI_NODE) test/chacha_bench.mjs $^
+	$(WASI_NODE) test/chacha_bench.mjs $(CHACHA_BENCH_ARGS) $^
+	$(WASI_NODE) test/bench/chacha-browser.mjs $(CHACHA_BENCH_ARGS) $^
 
 # test/bench.c for wasm32-wasi, linked with the shipped libraries: `make
 # bench-wasi` (mk/bench.mk) runs it under node:wasi.

@@ -1,0 +1,42 @@
+// ChaCha20 in wasm against libsodium.js in every browser engine the tests
+// run (test/browser/engines.mjs; BROWSERS picks them), one engine after the
+// other, with the measurement of test/chacha_bench_core.mjs: V8 (Chromium),
+// SpiderMonkey (Firefox), JavaScriptCore (WebKitGTK).  Wall-clock time in
+// the page.  Speed is printed, never asserted; an output that differs from
+// libsodium's, or an engine that cannot run the page, exits 1.
+//
+//   node test/bench/chacha-browser.mjs [--turns=N] [--turn-ms=MS] MODULE.wasm...
+//       (MODULE paths inside the repository, as `make bench-chacha-wasm`
+//       gives them)
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from '../browser/server.mjs';
+import { selectEngines, launchEngine, freshProfile } from '../browser/engines.mjs';
+import { chachaLines } from '../chacha_bench_core.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const opt = (name, dflt) => Number((process.argv.find((a) => a.startsWith(`--${name}=`)) || '').split('=')[1] || dflt);
+const turns = opt('turns', 9), turnS = opt('turn-ms', 100) / 1000;
+const urls = process.argv.slice(2).filter((a) => !a.startsWith('--'))
+  .map((f) => '/' + path.relative(ROOT, path.resolve(f)).split(path.sep).join('/'));
+
+const { run, absent } = await selectEngines();
+for (const a of absent) console.log(`ChaCha20 in wasm: ${a.name} skipped: ${a.why}`);
+const srv = await serve(ROOT);
+let failed = false;
+try {
+  for (const E of run) {
+    const b = await launchEngine(E, freshProfile(path.join(ROOT, 'build/bench'), `chacha-${E.name}`));
+    try {
+      const page = await b.newPage();
+      await page.goto(`${srv.base}/test/bench/chacha.html`);
+      await page.waitForFunction(() => window.chachaReady === true, undefined, { what: "the ChaCha20 page" });
+      const r = await page.evaluate(([u, t, s]) => window.chacha(u, t, s), [urls, turns, turnS]);
+      console.log(chachaLines(r, `${E.name} ${b.version}, wall clock`).join('\n'));
+    } catch (e) {
+      console.log(`ChaCha20 in wasm: ${E.name} failed: ${e.message}`);
+      failed = true;
+    } finally { await b.close(); }
+  }
+} finally { await srv.close(); }
+process.exit(failed ? 1 : 0);
