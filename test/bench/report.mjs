@@ -62,7 +62,7 @@ for (const k of keys) {
 if (big.length) {
   out.push('', '| larger than memory (Chromium, OPFS) | MiB | workload | seconds | heap peak MiB | temp MiB below | result |', '|---|---|---|---|---|---|---|');
   for (const b of big) {
-    out.push(`| ${b.engine} ${b.mode}${b.heapCap ? ' (heap cap)' : ''} | ${b.mib} | ${b.workload} | ${b.error ? 'failed' : (b.ms / 1000).toFixed(1)} | ${MiB(b.heap)} | ${MiB(b.tempBytesBelow)} | ${b.error ?? b.result} |`);
+    out.push(`| ${b.engine} ${b.mode}${b.heapCap ? ' (heap cap)' : ''} | ${b.mib} | ${b.workload} | ${b.error ? 'failed' : (b.ms / 1000).toFixed(2)} | ${MiB(b.heap)} | ${MiB(b.tempBytesBelow)} | ${b.error ?? b.result} |`);
   }
 }
 const { ours, official } = results.sizes;
