@@ -22,14 +22,18 @@ SQLITE_C           := $(SQLITE_DIR)/sqlite3.c
 SQLITE_DEFS ?= -DSQLITE_THREADSAFE=1 -DSQLITE_TEMP_STORE=1 \
                -DSQLITE_DEFAULT_MEMSTATUS=0 -DSQLITE_ENABLE_MATH_FUNCTIONS \
                -DSQLITE_OMIT_LOAD_EXTENSION
-# The browser build's speed settings (WASI: see mk/wasi.mk), chosen by measurement:
-# docs/performance.md has the table.  8192-byte pages and a 16 MiB cache
-# as in the official @sqlite.org/sqlite-wasm build: ephemeral b-trees
-# (DISTINCT, ORDER BY ... LIMIT) take these compile-time defaults whatever
-# the PRAGMAs say.  A database's own page size is in its header, so files
-# made with 4096-byte pages open as before.
+# The wasm builds' speed settings, chosen by measurement: docs/performance.md
+# has the table.  WASM_SPEED_DEFS (browser and WASI): 8192-byte pages and
+# a 16 MiB cache as in the official @sqlite.org/sqlite-wasm build;
+# ephemeral b-trees (DISTINCT, ORDER BY ... LIMIT) take these compile-time
+# defaults whatever the PRAGMAs say.  A database's own page size is in its
+# header, so files made with 4096-byte pages open as before.
+# WASM_SQLITE_DEFS (browser only) adds SQLite's recommended options, which
+# leave APIs out (UTF-16, deprecated, shared cache) and so are not for the
+# WASI C library that programs link (mk/wasi.mk).
 # (No SQLITE_OMIT_PROGRESS_CALLBACK: the API's timeoutMs is a progress handler.)
-WASM_SQLITE_DEFS ?= -DSQLITE_DEFAULT_PAGE_SIZE=8192 -DSQLITE_DEFAULT_CACHE_SIZE=-16384 \
+WASM_SPEED_DEFS ?= -DSQLITE_DEFAULT_PAGE_SIZE=8192 -DSQLITE_DEFAULT_CACHE_SIZE=-16384
+WASM_SQLITE_DEFS ?= $(WASM_SPEED_DEFS) \
     -DSQLITE_DQS=0 -DSQLITE_LIKE_DOESNT_MATCH_BLOBS -DSQLITE_OMIT_DEPRECATED \
     -DSQLITE_OMIT_SHARED_CACHE -DSQLITE_OMIT_UTF16 \
     -DSQLITE_STRICT_SUBTYPE=1

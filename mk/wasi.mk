@@ -27,11 +27,11 @@ WASI_LDFLAGS  = $(WASI_BASE_CFLAGS)
 
 # No threads under WASI preview1.  SQLite picks its WASI default VFS
 # ("unix-dotfile") and leaves out WAL shared memory by itself.
-# The speed settings are the browser's (WASM_SQLITE_DEFS in the Makefile:
-# 8192-byte pages, a 16 MiB default cache, SQLite's recommended options),
-# chosen by measurement; docs/performance.md.  make WASI_SPEED_DEFS= builds
-# with SQLite's stock defaults instead.
-WASI_SPEED_DEFS ?= $(WASM_SQLITE_DEFS)
+# The wasm speed settings (WASM_SPEED_DEFS in the Makefile: 8192-byte
+# pages, a 16 MiB default cache), chosen by measurement; docs/performance.md.
+# Not the browser's API-trimming options: embedders link this library.
+# make WASI_SPEED_DEFS= builds with SQLite's stock defaults instead.
+WASI_SPEED_DEFS ?= $(WASM_SPEED_DEFS)
 WASI_SQLITE_DEFS := $(filter-out -DSQLITE_THREADSAFE=%,$(SQLITE_DEFS)) \
     -DSQLITE_THREADSAFE=0 $(WASI_SPEED_DEFS)
 

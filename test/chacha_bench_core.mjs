@@ -5,13 +5,19 @@
 // measured, never asserted; an output that differs from libsodium's
 // throws.
 //
-//   chachaBench({ modules: [{ name, bytes }], sodium, clock, turns, turnS })
+//   chachaBench({ modules: [{ name, bytes }], sodium, clock, turns, turnS,
+//                 allowInvalid })
 //     modules  src/chacha20.c built with the test hooks (mk/wasi.mk,
 //              bench-chacha-wasm); every cipher path each has is timed
 //     sodium   libsodium-wrappers-sumo, ready: timed through its JS API
 //              (which copies the data in and out) and through its raw wasm
 //              export on its own heap, in place, as ours
 //     clock    seconds, monotonic (Node: CPU time; browsers: wall clock)
+//     allowInvalid  a module the engine cannot compile is skipped with the
+//              reason (browsers: an engine without wasm SIMD, say);
+//              otherwise (Node, which runs first) it throws
+//   Throws too when no path of any module ran: a run that timed only
+//   libsodium would check nothing.
 //   -> { rows: [{ name, mbps, vsApi, vsRaw }], skipped: [string], turns }
 //   chachaLines(result, header) -> the lines to print
 
@@ -36,7 +42,7 @@ function turn(run, clock, turnS) {
   return (n * BLOCK) / t / 1e6;
 }
 
-export async function chachaBench({ modules, sodium, clock, turns = 9, turnS = 0.1 }) {
+export async function chachaBench({ modules, sodium, clock, turns = 9, turnS = 0.1, allowInvalid = false }) {
   const key = new Uint8Array(32).map((_, i) => i * 7 + 1);
   const nonce = new Uint8Array(12).map((_, i) => i + 2);
   const data = new Uint8Array(BLOCK).map((_, i) => i * 31);
@@ -52,7 +58,8 @@ export async function chachaBench({ modules, sodium, clock, turns = 9, turnS = 0
   const contenders = [];
   const skipped = [];
   for (const { name: file, bytes } of modules) {
-    if (!WebAssembly.validate(bytes)) {   // an engine without wasm SIMD, say
+    if (!WebAssembly.validate(bytes)) {
+      if (!allowInvalid) throw new Error(`${file}: not a module this engine can compile`);
       skipped.push(`${file}: this engine cannot compile it (WebAssembly.validate is false)`);
       continue;
     }
@@ -81,6 +88,7 @@ export async function chachaBench({ modules, sodium, clock, turns = 9, turnS = 0
         run: () => x.tempcrypt_chacha20_xor(buf, buf, BLOCK, k, n, 0) });
     }
   }
+  if (!contenders.length) throw new Error('no cipher path of any module ran');
   contenders.push({ name: 'libsodium.js API (copies)', select: () => {},
     run: () => sodium.crypto_stream_chacha20_ietf_xor_ic(data, nonce, 0, key) });
   contenders.push({ name: 'libsodium.js raw export', select: () => {},

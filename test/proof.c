@@ -29,7 +29,8 @@ int proof_init(const char *zProg){
   proofMemInstall();
   /* Memory statistics on, so that a soft heap limit puts the page caches
   ** under pressure: then even ephemeral tables (whose cache is otherwise
-  ** 2 MB) spill to their temp files with small workloads. */
+  ** 2 MB natively, 16 MiB in the wasm builds) spill to their temp files
+  ** with small workloads. */
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 1);
   sqlite3_config(SQLITE_CONFIG_PMASZ, 4);           /* sorter PMAs spill early */
   sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, 2048);/* statement journals too */

@@ -8,6 +8,7 @@
 //   node test/bench/chacha-browser.mjs [--turns=N] [--turn-ms=MS] MODULE.wasm...
 //       (MODULE paths inside the repository, as `make bench-chacha-wasm`
 //       gives them)
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../browser/server.mjs';
@@ -22,11 +23,13 @@ const urls = process.argv.slice(2).filter((a) => !a.startsWith('--'))
 
 const { run, absent } = await selectEngines();
 for (const a of absent) console.log(`ChaCha20 in wasm: ${a.name} skipped: ${a.why}`);
+if (!run.length) { console.log('ChaCha20 in wasm: no browser engine can run here'); process.exit(1); }
 const srv = await serve(ROOT);
 let failed = false;
 try {
   for (const E of run) {
-    const b = await launchEngine(E, freshProfile(path.join(ROOT, 'build/bench'), `chacha-${E.name}`));
+    const profile = freshProfile(path.join(ROOT, 'build/bench'), `chacha-${E.name}`);
+    const b = await launchEngine(E, profile);
     try {
       const page = await b.newPage();
       await page.goto(`${srv.base}/test/bench/chacha.html`);
@@ -36,7 +39,10 @@ try {
     } catch (e) {
       console.log(`ChaCha20 in wasm: ${E.name} failed: ${e.message}`);
       failed = true;
-    } finally { await b.close(); }
+    } finally {
+      await b.close();
+      fs.rmSync(profile, { recursive: true, force: true });
+    }
   }
 } finally { await srv.close(); }
 process.exit(failed ? 1 : 0);

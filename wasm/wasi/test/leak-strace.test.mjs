@@ -1,5 +1,6 @@
 // Syscall-level leak proof: build/wasi/sqlite3.wasm runs a workload whose
-// temp tables, sorts and DISTINCTs carry a marker built at run time, under
+// temp table and index build (and sorts and a DISTINCT that stay in
+// memory) carry a marker built at run time, under
 // node:wasi with strace recording every byte the process writes.  The temp
 // directory is a directory of its own (TMPDIR=tmp).
 //   tempcrypt on  (sqlite3.wasm):          the marker is in no byte written
