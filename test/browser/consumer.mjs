@@ -56,7 +56,10 @@ export async function buildConsumer({ check, ROOT, BUILD }) {
   // No vite.config.js: the package must work with Vite's defaults.  The
   // ORMs at the versions pinned in our devDependencies.
   const dev = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).devDependencies;
-  execFileSync(npm, ['install', '--no-audit', '--no-fund', '--offline', '--loglevel=error', tgz,
+  // --prefer-offline, not --offline: after `npm ci` npm's cache holds the
+  // ORMs' tarballs but not always their registry metadata, which resolving
+  // `name@version` needs (a fresh machine failed with ENOTCACHED).
+  execFileSync(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tgz,
     `kysely@${dev.kysely}`, `drizzle-orm@${dev['drizzle-orm']}`], { cwd: app, stdio: 'pipe' });
   execFileSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: app, stdio: 'pipe' });
   const built = fs.readdirSync(path.join(app, 'dist', 'assets'));
