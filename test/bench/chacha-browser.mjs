@@ -33,7 +33,7 @@ try {
     try {
       const page = await b.newPage();
       await page.goto(`${srv.base}/test/bench/chacha.html`);
-      await page.waitForFunction(() => window.chachaReady === true, undefined, { what: "the ChaCha20 page" });
+      await page.waitForFunction(() => window.chachaReady === true, undefined, { what: 'the ChaCha20 page' });
       const r = await page.evaluate(([u, t, s]) => window.chacha(u, t, s), [urls, turns, turnS]);
       console.log(chachaLines(r, `${E.name} ${b.version}, wall clock`).join('\n'));
     } catch (e) {
