@@ -21,7 +21,7 @@
 //   -> { rows: [{ name, mbps, vsApi, vsRaw }], skipped: [string], turns }
 //   chachaLines(result, header) -> the lines to print
 
-export const BLOCK = 4096;
+const BLOCK = 4096;
 
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 const cstr = (mem, p) => {

@@ -94,8 +94,7 @@ async function main() {
           const last = [];
           for (let r = -1; r < REPS; r++) {          // r = -1: warm-up, not kept
             for (let v = 0; v < variants.length; v++) {
-              // Each run sets its pragmas again: temp_store=MEMORY must not outlive its variant.
-              const pragmas = [prag.run, variants[v].pragmas ?? (settings === 'default' ? 'PRAGMA temp_store=DEFAULT' : '')].filter(Boolean).join('; ');
+              const pragmas = [prag.run, variants[v].pragmas].filter(Boolean).join('; ');
               const x = await call(w[workerOf(variants[v])], 'run', { pragmas, sql, encrypt: variants[v].encrypt });
               if (r >= 0) runs[v].push(x.ms);
               last[v] = x;
