@@ -24,6 +24,8 @@
 **                     "/tmp": relative, "./", absolute, "..", a path that
 **                     leaves through "..", and a directory not preopened
 **   random            getentropy() gives bytes that differ between calls
+**   clock_cputime     clock_gettime(CLOCK_THREAD_CPUTIME_ID): "ok" or the
+**                     errno (a loop timed by it never ends where it fails)
 **   stdin_tty         isatty(0) with stdin a pipe
 **
 ** With arguments it checks a runner's command line instead:
@@ -37,6 +39,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *err_name(int e){
@@ -166,6 +169,11 @@ int main(int argc, char **argv){
   locks();
   paths();
   randomness();
+  {
+    struct timespec ts;
+    int r = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    printf("clock_cputime: %s\n", r ? err_name(errno) : "ok");
+  }
   printf("stdin_tty: %s\n", isatty(0) ? "yes" : "no");
   return 0;
 }
