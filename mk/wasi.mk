@@ -18,6 +18,9 @@ WASI_OPT     ?= -O2
 # browsers all have it).  WASI_SIMD= builds for runtimes without it.
 WASI_SIMD    ?= -msimd128
 WASI_NODE    ?= node
+# The wasmtime CLI that scripts/install-deps.sh installs (the tests find it
+# there too: test/wasi/lib.mjs).
+WASMTIME     ?= $(CURDIR)/build/tools/bin/wasmtime
 WASI         := $(BUILD)/wasi
 WASI_JCO     := node_modules/@bytecodealliance/jco/dist/jco.js
 
@@ -212,7 +215,7 @@ bench-chacha-wasm: $(WASI)/bench/chacha-wasi.wasm $(WASI)/bench/chacha-emcc.wasm
 	$(WASI_NODE) test/bench/chacha-browser.mjs $(CHACHA_BENCH_ARGS) $^
 
 # test/bench.c for wasm32-wasi, linked with the shipped libraries: `make
-# bench-wasi` (mk/bench.mk) runs it under node:wasi.
+# bench-wasi` (mk/bench.mk) runs it under node:wasi and wasmtime.
 $(WASI)/bench.wasm: test/bench.c $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a $(WASI_STAMP)
 	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -Itest -o $@ $< \
 	    $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a
