@@ -67,22 +67,27 @@ function runTraced(rt, module, marker) {
   } finally { s.cleanup(); }
 }
 
+// The marker in no byte written with tempcrypt on; in the temp files with
+// it off (the control).  run(module, marker) returns the counts.
+function onAndOff(t, run) {
+  const marker = makeMarker();
+  const on = run(shellWasm, marker);
+  t.diagnostic(`tempcrypt on: ${on.tempFiles} temp files, ${on.tempBytes} bytes written to them, marker hits: temp ${on.tempHits}, any file ${on.fileHits}, pipes ${on.otherHits ?? '-'}`);
+  assert.ok(on.tempFiles >= 2, `temp files written: ${on.tempFiles}`);
+  assert.ok(on.tempBytes >= 256 * 1024, `bytes written to temp files: ${on.tempBytes}`);
+  assert.equal(on.tempHits, 0);
+  assert.equal(on.fileHits, 0);
+  assert.equal(on.otherHits ?? 0, 0);
+  const off = run(disabledWasm, marker);
+  t.diagnostic(`tempcrypt off: ${off.tempFiles} temp files, ${off.tempBytes} bytes written to them, marker hits: temp ${off.tempHits}`);
+  assert.ok(off.tempFiles >= 2, `temp files written: ${off.tempFiles}`);
+  assert.ok(off.tempHits > 0, 'with tempcrypt off the marker must show up in the temp files');
+}
+
 for (const rt of RUNTIMES) {
   test(`strace (${rt}): tempcrypt keeps the marker out of every byte written`, (t) => {
     assert.ok(haveStrace(), 'strace is needed (scripts/install-deps.sh installs it)');
-    const marker = makeMarker();
-    const on = runTraced(rt, shellWasm, marker);
-    t.diagnostic(`tempcrypt on: ${on.tempFiles} temp files, ${on.tempBytes} bytes written to them, marker hits: temp ${on.tempHits}, any file ${on.fileHits}, pipes ${on.otherHits}`);
-    assert.ok(on.tempFiles >= 2, `temp files written: ${on.tempFiles}`);
-    assert.ok(on.tempBytes >= 256 * 1024, `bytes written to temp files: ${on.tempBytes}`);
-    assert.equal(on.tempHits, 0);
-    assert.equal(on.fileHits, 0);
-    assert.equal(on.otherHits, 0);
-
-    const off = runTraced(rt, disabledWasm, marker);
-    t.diagnostic(`tempcrypt off: ${off.tempFiles} temp files, ${off.tempBytes} bytes written to them, marker hits: temp ${off.tempHits}`);
-    assert.ok(off.tempFiles >= 2, `temp files written: ${off.tempFiles}`);
-    assert.ok(off.tempHits > 0, 'with tempcrypt off the marker must show up in the temp files');
+    onAndOff(t, (module, marker) => runTraced(rt, module, marker));
   });
 
   // The layout with a host directory of its own for temp files, preopened
@@ -129,16 +134,6 @@ function runCaptured(rt, module, marker) {
 
 for (const rt of HOOKED_RUNTIMES) {
   test(`WASI calls (${rt}): tempcrypt keeps the marker out of every byte the module writes`, (t) => {
-    const marker = makeMarker();
-    const on = runCaptured(rt, shellWasm, marker);
-    t.diagnostic(`tempcrypt on: ${on.tempFiles} temp files, ${on.tempBytes} bytes written to them, marker hits: temp ${on.tempHits}, any file ${on.fileHits}`);
-    assert.ok(on.tempFiles >= 2, `temp files written: ${on.tempFiles}`);
-    assert.ok(on.tempBytes >= 256 * 1024, `bytes written to temp files: ${on.tempBytes}`);
-    assert.equal(on.tempHits, 0);
-    assert.equal(on.fileHits, 0);
-    const off = runCaptured(rt, disabledWasm, marker);
-    t.diagnostic(`tempcrypt off: ${off.tempFiles} temp files, ${off.tempBytes} bytes written to them, marker hits: temp ${off.tempHits}`);
-    assert.ok(off.tempFiles >= 2, `temp files written: ${off.tempFiles}`);
-    assert.ok(off.tempHits > 0, 'with tempcrypt off the marker must show up in the temp files');
+    onAndOff(t, (module, marker) => runCaptured(rt, module, marker));
   });
 }
