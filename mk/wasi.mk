@@ -18,8 +18,8 @@ WASI_OPT     ?= -O2
 # browsers all have it).  WASI_SIMD= builds for runtimes without it.
 WASI_SIMD    ?= -msimd128
 WASI_NODE    ?= node
-# The wasmtime CLI that scripts/install-deps.sh installs (the tests find it
-# there too: test/wasi/lib.mjs).
+# The wasmtime CLI that scripts/install-deps.sh installs; `make test-wasi
+# bench-wasi WASMTIME=/path/to/wasmtime` tests and measures another.
 WASMTIME     ?= $(CURDIR)/build/tools/bin/wasmtime
 WASI         := $(BUILD)/wasi
 WASI_JCO     := node_modules/@bytecodealliance/jco/dist/jco.js
@@ -180,13 +180,11 @@ wasi-tests: wasi $(WASI)/sqlite3-disabled.wasm $(WASI)/sqlite3.component.wasm \
     $(WASI_TEST_PROGS) $(WASI_EXTRA_TESTS)
 
 # Runs every test/wasi/*.test.mjs with node's test runner, each test under
-# runtime: wasmtime, node:wasi and jco (test/wasi/lib.mjs names them and says
-# how each is run; wasmtime is the Python index's package that
-# scripts/install-deps.sh puts in build/tools/venv).  WASI_RUNTIMES=node,jco
-# picks fewer.
+# wasmtime (WASMTIME), node:wasi and jco: test/wasi/lib.mjs names them and
+# says how each is run.  WASI_RUNTIMES=node,jco picks fewer.
 WASI_RUNTIMES ?=
 test-wasi: wasi-tests
-	TEMPCRYPT_WASI_BUILD=$(WASI) TEMPCRYPT_NATIVE_BUILD=$(NATIVE) \
+	TEMPCRYPT_WASI_BUILD=$(WASI) TEMPCRYPT_NATIVE_BUILD=$(NATIVE) TEMPCRYPT_WASMTIME=$(WASMTIME) \
 	    $(if $(WASI_RUNTIMES),TEMPCRYPT_WASI_RUNTIMES=$(WASI_RUNTIMES)) \
 	    $(WASI_NODE) --test $(sort $(wildcard test/wasi/*.test.mjs))
 
