@@ -18,8 +18,9 @@ module); scripts/install-deps.sh installs it into build/tools/venv.
 (default: the host path as written, so `--dir=.` is the guest's "."); --env
 sets a variable (without a value: copies the host's).  The module gets its
 path as argv[0], the arguments after it, the standard streams, and nothing
-else.  The exit code is the module's; a trap prints the error and exits with
-134, a bad command line or a missing directory exits with 1 (as the CLI does).
+else.  The exit code is the module's; as with the CLI, a trap prints the
+error and exits with 134, a bad command line exits with 2, and a missing
+directory or module with 1.
 """
 import os
 import sys
@@ -29,12 +30,12 @@ import wasmtime
 P1 = 'wasi_snapshot_preview1'
 
 
-def usage(msg):
+def usage(msg, code=2):
     if msg:
         sys.stderr.write(f'wasmtime-run.py: {msg}\n')
     sys.stderr.write('usage: wasmtime-run.py [--dir HOST[::GUEST]]... [--env NAME[=VALUE]]... '
                      'module.wasm [args...]\n')
-    sys.exit(1)
+    sys.exit(code)
 
 
 def parse_args(argv):
@@ -63,7 +64,7 @@ def parse_args(argv):
             if not host or not guest:
                 usage(f'bad --dir {val}')
             if not os.path.isdir(host):
-                usage(f'--dir {host}: not a directory')
+                usage(f'--dir {host}: not a directory', 1)
             preopens.append((host, guest))
         elif a == '--env':
             name, sep, value = val.partition('=')
@@ -163,6 +164,11 @@ def run(opts, wrap=None):
 
 
 if __name__ == '__main__':
-    code = run(parse_args(sys.argv[1:]))
+    opts = parse_args(sys.argv[1:])
+    try:
+        code = run(opts)
+    except OSError as e:
+        sys.stderr.write(f"Error: failed to read module `{opts['module']}`: {e.strerror}\n")
+        code = 1
     sys.stdout.flush()
     os._exit(code)
