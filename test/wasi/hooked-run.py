@@ -18,6 +18,7 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True   # no __pycache__ in wasm/wasi/
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'wasm', 'wasi'))
 wasmtime_run = __import__('wasmtime-run')
 
