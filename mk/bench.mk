@@ -1,6 +1,6 @@
-# Speed, measured side by side, never asserted (issue 13; docs/performance.md).
-#   make bench         native, WASI (node:wasi) and Chromium over OPFS, the
-#                      SQL of test/bench/workloads.txt on each BENCH_ROWS,
+# Speed, measured side by side, never asserted (docs/performance.md).
+#   make bench         native, WASI (node:wasi and wasmtime) and Chromium over
+#                      OPFS, the SQL of test/bench/workloads.txt on each BENCH_ROWS,
 #                      medians of BENCH_REPS alternating runs; then the 1 GiB
 #                      larger-than-memory run (BENCH_BIG_MIB) in Chromium.
 #                      Results: build/bench/results.json and results.md.
@@ -32,12 +32,15 @@ bench-native: $(NATIVE)/bench
 	for n in $(BENCH_ROWS); do for s in equal default; do \
 	    TMPDIR=$(BENCH_DIR) $< $$n $(BENCH_REPS) $(BENCH_WORK) $(BENCH_DIR)/native.jsonl $$s || exit 1; done; done
 
-# $(BUILD)/wasi/bench.wasm: mk/wasi.mk.
+# $(BUILD)/wasi/bench.wasm and WASMTIME: mk/wasi.mk.  Under node:wasi
+# (wasi.jsonl), then under `wasmtime run` (wasi-wasmtime.jsonl).
 bench-wasi: $(BUILD)/wasi/bench.wasm
 	cp $(BENCH_WORK) $(BENCH_DIR)/workloads.txt
 	cd $(BENCH_DIR) && for n in $(BENCH_ROWS); do for s in equal default; do \
 	    $(WASI_NODE) $(CURDIR)/wasm/wasi/run.mjs --dir=. --env TMPDIR=. $(CURDIR)/$< \
-	        $$n $(BENCH_REPS) workloads.txt wasi.jsonl $$s || exit 1; done; done
+	        $$n $(BENCH_REPS) workloads.txt wasi.jsonl $$s || exit 1; \
+	    $(WASMTIME) run --dir=. --env TMPDIR=. $(CURDIR)/$< \
+	        $$n $(BENCH_REPS) workloads.txt wasi-wasmtime.jsonl $$s || exit 1; done; done
 
 bench-browser: browser
 	node test/bench/browser.mjs --rows="$(BENCH_ROWS)" --reps=$(BENCH_REPS) --out=$(BENCH_DIR)/browser.jsonl

@@ -1,8 +1,8 @@
 # WASI build: the SQLite shell and library with tempcrypt for wasm32-wasi
 # (wasmtime, node:wasi, jco), with Debian's clang-19 + lld-19 + wasi-libc.
 #   make wasi        build/wasi/sqlite3.wasm, libtempcrypt.a, libsqlite3.a
-#   make test-wasi   build the WASI tests and run them under node:wasi, jco
-#                    and @wasmer/wasi (and wasmtime when it is on PATH)
+#   make test-wasi   build the WASI tests (test/wasi/) and run them under
+#                    wasmtime, node:wasi and jco (WASI_RUNTIMES)
 # Compiled with -O2, linked without -O: with -O clang would run the old
 # Debian wasm-opt on the result.
 
@@ -18,6 +18,9 @@ WASI_OPT     ?= -O2
 # browsers all have it).  WASI_SIMD= builds for runtimes without it.
 WASI_SIMD    ?= -msimd128
 WASI_NODE    ?= node
+# The wasmtime CLI that scripts/install-deps.sh installs; `make test-wasi
+# bench-wasi WASMTIME=/path/to/wasmtime` tests and measures another.
+WASMTIME     ?= $(CURDIR)/build/tools/bin/wasmtime
 WASI         := $(BUILD)/wasi
 WASI_JCO     := node_modules/@bytecodealliance/jco/dist/jco.js
 
@@ -176,10 +179,14 @@ WASI_EXTRA_TESTS := $(WASI_CTEST_PROGS) $(NATIVE)/wasi-twin/chacha_twin \
 wasi-tests: wasi $(WASI)/sqlite3-disabled.wasm $(WASI)/sqlite3.component.wasm \
     $(WASI_TEST_PROGS) $(WASI_EXTRA_TESTS)
 
-# Runs every wasm/wasi/test/*.test.mjs with node's test runner.
+# Runs every test/wasi/*.test.mjs with node's test runner, each test under
+# wasmtime (WASMTIME), node:wasi and jco: test/wasi/lib.mjs names them and
+# says how each is run.  WASI_RUNTIMES=node,jco picks fewer.
+WASI_RUNTIMES ?=
 test-wasi: wasi-tests
-	TEMPCRYPT_WASI_BUILD=$(WASI) TEMPCRYPT_NATIVE_BUILD=$(NATIVE) \
-	    $(WASI_NODE) --test $(sort $(wildcard wasm/wasi/test/*.test.mjs))
+	TEMPCRYPT_WASI_BUILD=$(WASI) TEMPCRYPT_NATIVE_BUILD=$(NATIVE) TEMPCRYPT_WASMTIME=$(WASMTIME) \
+	    $(if $(WASI_RUNTIMES),TEMPCRYPT_WASI_RUNTIMES=$(WASI_RUNTIMES)) \
+	    $(WASI_NODE) --test $(sort $(wildcard test/wasi/*.test.mjs))
 
 TEST_TARGETS += test-wasi
 
@@ -206,7 +213,7 @@ bench-chacha-wasm: $(WASI)/bench/chacha-wasi.wasm $(WASI)/bench/chacha-emcc.wasm
 	$(WASI_NODE) test/bench/chacha-browser.mjs $(CHACHA_BENCH_ARGS) $^
 
 # test/bench.c for wasm32-wasi, linked with the shipped libraries: `make
-# bench-wasi` (mk/bench.mk) runs it under node:wasi.
+# bench-wasi` (mk/bench.mk) runs it under node:wasi and wasmtime.
 $(WASI)/bench.wasm: test/bench.c $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a $(WASI_STAMP)
 	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -Itest -o $@ $< \
 	    $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a

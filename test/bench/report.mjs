@@ -1,5 +1,5 @@
 // Collects the JSON lines of `make bench` (DIR/native.jsonl, wasi.jsonl,
-// browser.jsonl, big.jsonl) into DIR/results.json (with date, machine and
+// wasi-wasmtime.jsonl, browser.jsonl, big.jsonl) into DIR/results.json (with date, machine and
 // versions) and prints DIR/results.md: the ratio tables of the README's
 // Performance section.
 //   node test/bench/report.mjs build/bench
@@ -17,6 +17,7 @@ const read = (f) => {
 const recs = [
   ...read('native.jsonl').map((r) => ({ target: 'native', ...r })),
   ...read('wasi.jsonl').map((r) => ({ target: 'wasi', ...r })),
+  ...read('wasi-wasmtime.jsonl').map((r) => ({ target: 'wasi-wasmtime', ...r })),
   ...read('browser.jsonl'),
 ];
 const big = read('big.jsonl');
@@ -30,7 +31,8 @@ const results = {
   date: new Date().toISOString(),
   machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, os: `${os.type()} ${os.release()}`, loadavg: os.loadavg() },
   versions: { sqlite: sqliteVersion, official: pkgVersion('@sqlite.org/sqlite-wasm'), chromium: browser, node: process.version,
-    emcc: tryRun('emcc', ['--version']), clang: tryRun('clang-19', ['--version']) },
+    emcc: tryRun('emcc', ['--version']), clang: tryRun('clang-19', ['--version']),
+    wasmtime: tryRun(path.join(root, 'build/tools/bin/wasmtime'), ['--version']) },
   sizes: wasmSizes(),
   records: recs,
   big,
@@ -57,6 +59,21 @@ for (const k of keys) {
     const mem = find({ ...q, target: 'chromium', engine: 'ours', mode: 'memory' });
     const r = (t) => ratio(find({ ...q, target: t, mode: 'encrypted' }), find({ ...q, target: t, mode: 'plain' }));
     out.push(`| ${rows} | ${settings} | ${w} | ${ratio(enc, off)} | ${ratio(enc, pl)} | ${ratio(mem, off)} | ${r('wasi')} | ${r('native')} | ${MiB(off?.tempBytesBelow)} / ${MiB(enc?.tempBytesBelow)} |`);
+  }
+}
+// WASI under node:wasi and wasmtime: milliseconds (medians) and ratios.
+if (recs.some((r) => r.target === 'wasi-wasmtime')) {
+  out.push('', `| rows | settings | workload | node:wasi enc ms | wasmtime enc ms | wasmtime / node:wasi (enc) | node:wasi enc / plain | wasmtime enc / plain | node:wasi memory / plain | wasmtime memory / plain |`,
+    '|---|---|---|---|---|---|---|---|---|---|');
+  for (const k of keys) {
+    const [rows, settings] = [Number(k.split('|')[0]), k.split('|')[1]];
+    for (const w of workloads) {
+      const get = (target, mode) => find({ rows, settings, workload: w, target, mode });
+      const [ne, we] = [get('wasi', 'encrypted'), get('wasi-wasmtime', 'encrypted')];
+      if (!ne && !we) continue;
+      const ms = (r) => (r ? r.ms.toFixed(1) : '-');
+      out.push(`| ${rows} | ${settings} | ${w} | ${ms(ne)} | ${ms(we)} | ${ratio(we, ne)} | ${ratio(ne, get('wasi', 'plain'))} | ${ratio(we, get('wasi-wasmtime', 'plain'))} | ${ratio(get('wasi', 'memory'), get('wasi', 'plain'))} | ${ratio(get('wasi-wasmtime', 'memory'), get('wasi-wasmtime', 'plain'))} |`);
+    }
   }
 }
 if (big.length) {

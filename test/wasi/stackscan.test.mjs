@@ -1,18 +1,19 @@
 // Dead-stack scan in wasm (test/stackscan.c): after a ChaCha20 call no
 // keystream, round state or key word is left in linear memory below the
 // stack pointer, on every cipher path of the build.  Built by clang for
-// WASI (node:wasi) and by emscripten as for the browser (Node); each
+// WASI (every runtime) and by emscripten as for the browser (Node); each
 // control must find what a deliberately leaky function leaves.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { runners, wasiBuild, requireBuilt } from './lib.mjs';
+import { RUNTIMES, runners, wasiBuild, requireBuilt } from './lib.mjs';
 
 const wasi = join(wasiBuild, 'ctest', 'stackscan.wasm');
 const emcc = join(wasiBuild, 'emcc', 'stackscan.cjs');
 const runs = {
-  'clang wasm32-wasi, node:wasi': (args) => { requireBuilt(wasi); return runners.node(wasi, args); },
+  ...Object.fromEntries(RUNTIMES.map((rt) =>
+    [`clang wasm32-wasi, ${rt}`, (args) => { requireBuilt(wasi); return runners[rt](wasi, args); }])),
   'emscripten, Node': (args) => {
     requireBuilt(emcc);
     const r = spawnSync(process.execPath, [emcc, ...args], { encoding: 'utf8' });

@@ -1,14 +1,14 @@
 // Under WASI, SQLite's own randomness has no /dev/urandom and falls back to
 // time() and a pid of 1; tempcrypt's xRandomness (getentropy -> WASI
 // random_get) must be what SQLite uses.  With the clock frozen by the
-// runner, two runs of the tempcrypt shell must still differ in
+// runner (node:wasi and wasmtime: HOOKED_RUNTIMES), two runs of the tempcrypt shell must still differ in
 // randomblob() and in temp file names, while the same shell forced onto
 // SQLite's own VFS (-vfs unix-dotfile) repeats itself (the control: it
 // shows the frozen clock really makes SQLite's fallback predictable).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { runners, shellWasm, scratch, requireBuilt, join } from './lib.mjs';
+import { HOOKED_RUNTIMES, hooked, shellWasm, scratch, requireBuilt, join } from './lib.mjs';
 
 requireBuilt(shellWasm);
 const FROZEN = '1700000000000000000';
@@ -23,11 +23,11 @@ WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<6000)
 SELECT count(*) FROM (SELECT x FROM t ORDER BY x);
 `;
 
-function once(vfsArgs) {
+function once(rt, vfsArgs) {
   const s = scratch('rand');
   try {
     const log = join(s.dir, 'opens.log');
-    const r = runners.wrapped(shellWasm, [...vfsArgs, 'r.db'], {
+    const r = hooked(rt)(shellWasm, [...vfsArgs, 'r.db'], {
       cwd: s.dir, dirs: ['.'], env: { TMPDIR: '.' }, input: SQL,
       hostEnv: { TEMPCRYPT_FREEZE_CLOCK: FROZEN, TEMPCRYPT_OPEN_LOG: log },
     });
@@ -40,16 +40,18 @@ function once(vfsArgs) {
   } finally { s.cleanup(); }
 }
 
-test('randomblob() and temp file names are unpredictable with the clock frozen', (t) => {
-  const a = once([]), b = once([]);
-  t.diagnostic(`tempcrypt: ${a.blob} / ${b.blob}`);
-  assert.notEqual(a.blob, b.blob);
-  assert.notEqual(a.temps, b.temps);
-});
+for (const rt of HOOKED_RUNTIMES) {
+  test(`randomblob() and temp file names are unpredictable with the clock frozen (${rt})`, (t) => {
+    const a = once(rt, []), b = once(rt, []);
+    t.diagnostic(`tempcrypt: ${a.blob} / ${b.blob}`);
+    assert.notEqual(a.blob, b.blob);
+    assert.notEqual(a.temps, b.temps);
+  });
 
-test('control: SQLite\'s own WASI randomness repeats with the clock frozen', (t) => {
-  const a = once(['-vfs', 'unix-dotfile']), b = once(['-vfs', 'unix-dotfile']);
-  t.diagnostic(`unix-dotfile: ${a.blob} / ${b.blob}`);
-  assert.equal(a.blob, b.blob);
-  assert.equal(a.temps, b.temps);
-});
+  test(`control: SQLite's own WASI randomness repeats with the clock frozen (${rt})`, (t) => {
+    const a = once(rt, ['-vfs', 'unix-dotfile']), b = once(rt, ['-vfs', 'unix-dotfile']);
+    t.diagnostic(`unix-dotfile: ${a.blob} / ${b.blob}`);
+    assert.equal(a.blob, b.blob);
+    assert.equal(a.temps, b.temps);
+  });
+}

@@ -5,14 +5,17 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const SYSCALLS = 'open,openat,openat2,creat,close,dup,dup2,dup3,write,pwrite64,writev,pwritev,pwritev2';
+// -y names the file behind every descriptor (strace reads it from /proc at
+// the call), so each write is matched to its file whichever directory
+// descriptor or thread opened it.
+const SYSCALLS = 'write,pwrite64,writev,pwritev,pwritev2';
 
 export function haveStrace() {
   const r = spawnSync('strace', ['-V'], { encoding: 'utf8' });
   return !r.error && r.status === 0;
 }
 
-// strace -xx prints every byte of a string as \xHH.
+// strace -xx prints every byte of a string (and of a -y path) as \xHH.
 function unhex(s) {
   return Buffer.from(s.replace(/\\x/g, ''), 'hex');
 }
@@ -40,47 +43,32 @@ function* calls(text) {
   }
 }
 
-// Returns { code, stdout, stderr, files: Map(path -> Buffer), other: Buffer }
-// where other holds what went to descriptors not opened by path (pipes,
-// eventfds) except 1 and 2.
+// Returns { code, stdout, stderr, files: Map(path -> Buffer), other: Buffer }:
+// files holds what went to each file (a file deleted while open keeps its
+// path), other what went to descriptors that are not files (pipes,
+// sockets, eventfds) except 1 and 2.
 export function traceWrites(cmd, args, { cwd, input, traceFile, env } = {}) {
   const out = traceFile || join(cwd, 'strace.out');
-  const r = spawnSync('strace', ['-f', '-qq', '-e', `trace=${SYSCALLS}`, '-e', 'signal=none',
+  const r = spawnSync('strace', ['-f', '-qq', '-y', '-e', `trace=${SYSCALLS}`, '-e', 'signal=none',
                                  '-xx', '-s', '4194304', '-o', out, cmd, ...args],
                       { cwd, input: input ?? '', encoding: 'utf8', env: env || process.env,
                         maxBuffer: 64 * 1024 * 1024 });
   if (r.error) throw r.error;
-  const fdPath = new Map();
   const chunks = new Map();
   const other = [];
-  const add = (fd, buf) => {
-    const p = fdPath.get(fd);
-    if (p === undefined) { if (fd !== '1' && fd !== '2') other.push(buf); return; }
-    if (!chunks.has(p)) chunks.set(p, []);
-    chunks.get(p).push(buf);
-  };
   for (const c of calls(readFileSync(out, 'latin1'))) {
-    const m = /^(\w+)\((.*)\)\s+=\s+(-?\d+)/.exec(c);
+    // name(FD<PATH>[(deleted)], data...) = N
+    // (no <PATH> when strace could not name it: counted as not a file).
+    const m = /^\w+\((\d+)(?:<((?:\\x[0-9a-f]{2})*)>(?:\(deleted\))?)?,(.*)\)\s+=\s+-?\d+/.exec(c);
     if (!m) continue;
-    const [, name, argstr, retStr] = m;
-    const ret = retStr;
-    if (/^(open|openat|openat2|creat)$/.test(name)) {
-      if (Number(ret) < 0) continue;
-      const s = [...argstr.matchAll(STR)];
-      if (!s.length) continue;
-      const path = unhex(s[0][1]).toString('utf8');
-      fdPath.set(ret, path);
+    const [, fd, hexPath = '', rest] = m;
+    const data = Buffer.concat([...rest.matchAll(STR)].map((x) => unhex(x[1])));
+    const path = unhex(hexPath).toString('utf8');
+    if (path.startsWith('/')) {
       if (!chunks.has(path)) chunks.set(path, []);
-    } else if (name === 'close') {
-      fdPath.delete(argstr.trim());
-    } else if (/^dup[23]?$/.test(name)) {
-      const src = argstr.split(',')[0].trim();
-      if (Number(ret) >= 0 && fdPath.has(src)) fdPath.set(ret, fdPath.get(src));
-    } else {
-      // write/pwrite64/writev/pwritev/pwritev2: fd first, then the data.
-      const fd = argstr.split(',')[0].trim();
-      const bufs = [...argstr.matchAll(STR)].map((x) => unhex(x[1]));
-      add(fd, Buffer.concat(bufs));
+      chunks.get(path).push(data);
+    } else if (fd !== '1' && fd !== '2') {
+      other.push(data);
     }
   }
   const files = new Map();

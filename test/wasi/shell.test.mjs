@@ -1,12 +1,10 @@
 // The WASI shell (build/wasi/sqlite3.wasm) run as
 //   wasmtime run --dir=. --env TMPDIR=. sqlite3.wasm test.db
-// under node:wasi, jco, @wasmer/wasi, and wasmtime when it is on PATH.
+// under every runtime (RUNTIMES, lib.mjs).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { runners, haveWasmtime, shellWasm, scratch, requireBuilt, wasiBuild, join, fileProblem, skipUnder } from './lib.mjs';
-
-const run0 = (rt) => runners[rt];
+import { RUNTIMES, runners, shellWasm, scratch, requireBuilt, wasiBuild, join } from './lib.mjs';
 
 requireBuilt(shellWasm);
 
@@ -35,13 +33,7 @@ SELECT count(*), sum(b) FROM t;
 `;
 }
 
-// node:wasi (Node's uvwasi) and jco (preview2-shim over Node's fs) share
-// no WASI code with @wasmer/wasi (Wasmer's own WASI, compiled to wasm).
-const runtimes = ['node', 'jco', 'wasmer'];
-if (haveWasmtime()) runtimes.push('wasmtime');
-else test.skip('wasmtime: not on PATH');
-
-for (const rt of runtimes) {
+for (const rt of RUNTIMES) {
   describe(`sqlite3.wasm under ${rt}`, () => {
     const run = runners[rt];
 
@@ -55,8 +47,7 @@ for (const rt of runtimes) {
       } finally { s.cleanup(); }
     });
 
-    const files = { skip: rt === 'wasmer' ? (fileProblem(rt) ?? false) : false };
-    test('temp_store=FILE (encrypted temp files) gives the same results as MEMORY', files, () => {
+    test('temp_store=FILE (encrypted temp files) gives the same results as MEMORY', () => {
       const out = {};
       for (const ts of ['FILE', 'MEMORY']) {
         const s = scratch();
@@ -76,7 +67,7 @@ for (const rt of runtimes) {
       assert.match(lines.at(-1), /^8000\|/);
     });
 
-    test('without a temporary directory: a clear error, not a crash', skipUnder(rt), () => {
+    test('without a temporary directory: a clear error, not a crash', () => {
       const s = scratch();
       try {
         // No --dir at all: the database is in memory, temp files have nowhere to go.
@@ -96,12 +87,12 @@ for (const rt of runtimes) {
 // wasm/wasi/cabi_realloc.c linked in for that, which the example leaves
 // out to stay minimal; see docs/wasi.md.)
 const exampleWasm = join(wasiBuild, 'example.wasm');
-for (const rt of runtimes.filter((r) => r !== 'jco')) {
-  test(`embedding example (libtempcrypt.a + libsqlite3.a) under ${rt}`, skipUnder(rt), () => {
+for (const rt of RUNTIMES.filter((r) => r !== 'jco')) {
+  test(`embedding example (libtempcrypt.a + libsqlite3.a) under ${rt}`, () => {
     requireBuilt(exampleWasm);
     const s = scratch();
     try {
-      const r = run0(rt)(exampleWasm, ['example.db'], { cwd: s.dir, dirs: ['.'], env: { TMPDIR: '.' } });
+      const r = runners[rt](exampleWasm, ['example.db'], { cwd: s.dir, dirs: ['.'], env: { TMPDIR: '.' } });
       assert.equal(r.code, 0, r.stderr);
       const m = /^temp files encrypted: (\d+), bytes written to them: (\d+)$/m.exec(r.stdout);
       assert.ok(m, r.stdout);
