@@ -183,33 +183,5 @@ test-wasi: wasi-tests
 
 TEST_TARGETS += test-wasi
 
-# ChaCha20 in wasm against libsodium.js in one Node run (test/chacha_bench.mjs),
-# for `make bench`: clang's WASI build and emscripten's, every path.
-CHACHA_BENCH_EXPORTS := tempcrypt_chacha20_xor tempcrypt_chacha20_use_path \
-    tempcrypt_chacha20_path_name tempcrypt_chacha20_path_missing malloc
-CHACHA_BENCH_COMMA := ,
-CHACHA_BENCH_SPACE := $(subst ,, )
-.PHONY: bench-chacha-wasm
-$(WASI)/bench/chacha-wasi.wasm: src/chacha20.c $(TC_HDR) $(WASI_STAMP)
-	@mkdir -p $(@D)
-	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc -mexec-model=reactor \
-	    $(addprefix -Wl$(CHACHA_BENCH_COMMA)--export=,$(CHACHA_BENCH_EXPORTS)) -o $@ src/chacha20.c
-$(WASI)/bench/chacha-emcc.wasm: src/chacha20.c $(TC_HDR)
-	@mkdir -p $(@D)
-	$(WASI_EMCC_ENV) $(WASI_EMCC) -O2 -msimd128 $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc \
-	    --no-entry -sSTANDALONE_WASM -sEXPORTED_FUNCTIONS=$(subst $(CHACHA_BENCH_SPACE),$(CHACHA_BENCH_COMMA),$(addprefix _,$(CHACHA_BENCH_EXPORTS))) \
-	    -o $@ src/chacha20.c
-# Under Node, then in every browser engine installed (BROWSERS picks them).
-CHACHA_BENCH_ARGS ?=
-bench-chacha-wasm: $(WASI)/bench/chacha-wasi.wasm $(WASI)/bench/chacha-emcc.wasm
-	$(WASI_NODE) test/chacha_bench.mjs $(CHACHA_BENCH_ARGS) $^
-	$(WASI_NODE) test/bench/chacha-browser.mjs $(CHACHA_BENCH_ARGS) $^
-
-# test/bench.c for wasm32-wasi, linked with the shipped libraries: `make
-# bench-wasi` (mk/bench.mk) runs it under node:wasi.
-$(WASI)/bench.wasm: test/bench.c $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a $(WASI_STAMP)
-	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -Itest -o $@ $< \
-	    $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a
-
 # The proof's workload table in C (mk/proof.mk).
 $(WASI)/ctest/lib/proof.o: $(WORKLOADS_H)
