@@ -17,12 +17,16 @@ WASI_OPT     ?= -O2
 # 128-bit SIMD: ChaCha20's four-block vector path (wasmtime, Node and
 # browsers all have it).  WASI_SIMD= builds for runtimes without it.
 WASI_SIMD    ?= -msimd128
+# Bulk memory (memcpy/memset as memory.copy/memory.fill), saturating
+# float-to-int, sign extension: in every runtime above, as in the browser
+# build (docs/performance.md).  WASI_FEATURES= builds without them.
+WASI_FEATURES ?= -mbulk-memory -mnontrapping-fptoint -msign-ext
 WASI_NODE    ?= node
 WASI         := $(BUILD)/wasi
 WASI_JCO     := node_modules/@bytecodealliance/jco/dist/jco.js
 
 WASI_BASE_CFLAGS := --target=$(WASI_TARGET) --sysroot=$(WASI_SYSROOT)
-WASI_CFLAGS   = $(WASI_BASE_CFLAGS) $(WASI_OPT) $(WASI_SIMD)
+WASI_CFLAGS   = $(WASI_BASE_CFLAGS) $(WASI_OPT) $(WASI_SIMD) $(WASI_FEATURES)
 WASI_LDFLAGS  = $(WASI_BASE_CFLAGS)
 
 # No threads under WASI preview1.  SQLite picks its WASI default VFS
