@@ -158,7 +158,7 @@ async function big(start, call, stop, browserVersion) {
       const o = await call(w, 'open', { kind: c.engine, name, wasm: c.wasm, dist: `/${DIST}` });
       let t = performance.now();
       const s = await call(w, 'setup', { pragmas: 'PRAGMA journal_mode=OFF', sql: sqlOf('big.setup', rows) });
-      console.log(`big ${c.engine} ${c.mib} MiB (${rows} rows): setup ${((performance.now() - t) / 1000).toFixed(1)} s, heap ${MiB(s.heap)} MiB`);
+      console.log(`big ${c.engine} ${c.mode} ${c.mib} MiB (${rows} rows): setup ${((performance.now() - t) / 1000).toFixed(1)} s, heap ${MiB(s.heap)} MiB`);
       for (const wl of ['big.sort', 'big.vacuum']) {
         let x;
         try {
