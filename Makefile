@@ -26,7 +26,8 @@ SQLITE_SHELL_NPM      ?= @homeofthings/sqlite3
 SQLITE_SHELL_NPM_VERSION ?= 7.0.5
 SQLITE_SHELL_NPM_SHA256  ?= a91b905fbcf5f27b6dd9e777f5825d6f3472856f0d4be2c7c4575f0c6f4e182a
 SQLITE_SHELL_ZIP      ?= sqlite-amalgamation-3530400
-CARGO     ?= cargo
+# cargo from PATH, else where rustup puts it (a CI shell may not source ~/.cargo/env).
+CARGO     ?= $(or $(shell command -v cargo 2>/dev/null),$(wildcard $(HOME)/.cargo/bin/cargo),cargo)
 SQLITE_DIR         ?= $(BUILD)/sqlite
 SQLITE_C           := $(SQLITE_DIR)/sqlite3.c
 
