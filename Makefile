@@ -74,16 +74,20 @@ native: $(NATIVE)/libtempcrypt.a $(NATIVE)/sqlite3
 
 # ---------------------------------------------------------------- SQLite
 # cargo fetches the crate through a throw-away manifest (the crate is
-# never built); the .crate file is then checked and unpacked by hand.
+# never built) into a CARGO_HOME of the build's own; the .crate file is
+# then checked and unpacked by hand.
 SQLITE_DL := $(BUILD)/dl
+# (rustup's cargo looks for rustc under CARGO_HOME: point it at the real one.)
+SQLITE_CARGO = CARGO_HOME=$(abspath $(SQLITE_DL))/cargo-home \
+    $(if $(wildcard $(dir $(CARGO))rustc),RUSTC=$(dir $(CARGO))rustc) $(CARGO)
 $(SQLITE_C):
 	@mkdir -p $(SQLITE_DL)/crate $(SQLITE_DIR)
 	@command -v $(CARGO) >/dev/null || { echo "make sqlite: needs cargo (crates.io) to fetch $(SQLITE_CRATE)"; exit 1; }
 	printf '[package]\nname = "sqlite-source"\nversion = "0.0.0"\nedition = "2021"\n[lib]\npath = "lib.rs"\n[dependencies]\n%s = { version = "=%s", default-features = false }\n' \
 	    $(SQLITE_CRATE) $(SQLITE_CRATE_VERSION) > $(SQLITE_DL)/crate/Cargo.toml
 	touch $(SQLITE_DL)/crate/lib.rs
-	cd $(SQLITE_DL)/crate && $(CARGO) fetch --quiet
-	crate=$$(cd $(SQLITE_DL)/crate && $(CARGO) metadata --quiet --format-version 1 \
+	cd $(SQLITE_DL)/crate && $(SQLITE_CARGO) fetch --quiet
+	crate=$$(cd $(SQLITE_DL)/crate && $(SQLITE_CARGO) metadata --quiet --format-version 1 \
 	    | node -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>{const p=JSON.parse(s).packages.find((p)=>p.name==="$(SQLITE_CRATE)");console.log(p.manifest_path.replace("/registry/src/","/registry/cache/").replace(/\/Cargo\.toml$$/,".crate"))})') && \
 	  echo "$(SQLITE_CRATE_SHA256)  $$crate" | sha256sum -c --quiet && \
 	  tar -xzf $$crate -C $(SQLITE_DL) $(SQLITE_CRATE)-$(SQLITE_CRATE_VERSION)/sqlite3/sqlite3.c $(SQLITE_CRATE)-$(SQLITE_CRATE_VERSION)/sqlite3/sqlite3.h
