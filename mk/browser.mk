@@ -33,7 +33,13 @@ BROWSER_SQLITE_DEFS := $(filter-out -DSQLITE_THREADSAFE=%,$(SQLITE_DEFS)) \
 BROWSER_SQLITE_DEFS += $(WASM_SQLITE_DEFS)
 # ---- end speed
 
-BROWSER_CFLAGS := $(BROWSER_OPT) -msimd128 -I$(SQLITE_DIR) -Isrc -Iwasm/browser
+# wasm features beyond the MVP, on every object and the link (emcc 3.1.6
+# enables none of them by default); every engine the package supports has
+# them.  Bulk memory turns memcpy/memset into memory.copy/memory.fill; the
+# other two make float-to-int and sign extension single instructions.
+# Measured in docs/performance.md ("Build settings").
+BROWSER_WASM_FEATURES ?= -msimd128 -mbulk-memory -mnontrapping-fptoint -msign-ext
+BROWSER_CFLAGS := $(BROWSER_OPT) $(BROWSER_WASM_FEATURES) -I$(SQLITE_DIR) -Isrc -Iwasm/browser
 
 # Only what js/ calls.
 BROWSER_EXPORT_LIST := malloc free tc_init tc_stats tc_stat_count tc_stat_name tc_codes tc_code_count \
@@ -60,7 +66,7 @@ BROWSER_EMPTY :=
 BROWSER_COMMA := ,
 BROWSER_EXPORTS := $(patsubst %$(BROWSER_COMMA),%,$(subst $(BROWSER_EMPTY) $(BROWSER_EMPTY),$(BROWSER_EMPTY),$(foreach f,$(BROWSER_EXPORT_LIST),_$(f)$(BROWSER_COMMA))))
 
-BROWSER_LDFLAGS := $(BROWSER_LINK_OPT) -msimd128 -sEXPORT_ES6=1 -sMODULARIZE=1 \
+BROWSER_LDFLAGS := $(BROWSER_LINK_OPT) $(BROWSER_WASM_FEATURES) -sEXPORT_ES6=1 -sMODULARIZE=1 \
     -sEXPORT_NAME=createSqliteModule -sENVIRONMENT=web,worker \
     -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=16MB -sWASM_BIGINT=1 \
     -sFILESYSTEM=0 -sEXIT_RUNTIME=0 -sINCOMING_MODULE_JS_API=instantiateWasm,print,printErr \

@@ -17,6 +17,10 @@ WASI_OPT     ?= -O2
 # 128-bit SIMD: ChaCha20's four-block vector path (wasmtime, Node and
 # browsers all have it).  WASI_SIMD= builds for runtimes without it.
 WASI_SIMD    ?= -msimd128
+# Bulk memory (memcpy/memset as memory.copy/memory.fill), saturating
+# float-to-int, sign extension: in every runtime above, as in the browser
+# build (docs/performance.md).  WASI_FEATURES= builds without them.
+WASI_FEATURES ?= -mbulk-memory -mnontrapping-fptoint -msign-ext
 WASI_NODE    ?= node
 # The wasmtime CLI that scripts/install-deps.sh installs; `make test-wasi
 # bench-wasi WASMTIME=/path/to/wasmtime` tests and measures another.
@@ -25,7 +29,7 @@ WASI         := $(BUILD)/wasi
 WASI_JCO     := node_modules/@bytecodealliance/jco/dist/jco.js
 
 WASI_BASE_CFLAGS := --target=$(WASI_TARGET) --sysroot=$(WASI_SYSROOT)
-WASI_CFLAGS   = $(WASI_BASE_CFLAGS) $(WASI_OPT) $(WASI_SIMD)
+WASI_CFLAGS   = $(WASI_BASE_CFLAGS) $(WASI_OPT) $(WASI_SIMD) $(WASI_FEATURES)
 WASI_LDFLAGS  = $(WASI_BASE_CFLAGS)
 
 # No threads under WASI preview1.  SQLite picks its WASI default VFS
@@ -189,34 +193,6 @@ test-wasi: wasi-tests
 	    $(WASI_NODE) --test $(sort $(wildcard test/wasi/*.test.mjs))
 
 TEST_TARGETS += test-wasi
-
-# ChaCha20 in wasm against libsodium.js in one Node run (test/chacha_bench.mjs),
-# for `make bench`: clang's WASI build and emscripten's, every path.
-CHACHA_BENCH_EXPORTS := tempcrypt_chacha20_xor tempcrypt_chacha20_use_path \
-    tempcrypt_chacha20_path_name tempcrypt_chacha20_path_missing malloc
-CHACHA_BENCH_COMMA := ,
-CHACHA_BENCH_SPACE := $(subst ,, )
-.PHONY: bench-chacha-wasm
-$(WASI)/bench/chacha-wasi.wasm: src/chacha20.c $(TC_HDR) $(WASI_STAMP)
-	@mkdir -p $(@D)
-	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc -mexec-model=reactor \
-	    $(addprefix -Wl$(CHACHA_BENCH_COMMA)--export=,$(CHACHA_BENCH_EXPORTS)) -o $@ src/chacha20.c
-$(WASI)/bench/chacha-emcc.wasm: src/chacha20.c $(TC_HDR)
-	@mkdir -p $(@D)
-	$(WASI_EMCC_ENV) $(WASI_EMCC) -O2 -msimd128 $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc \
-	    --no-entry -sSTANDALONE_WASM -sEXPORTED_FUNCTIONS=$(subst $(CHACHA_BENCH_SPACE),$(CHACHA_BENCH_COMMA),$(addprefix _,$(CHACHA_BENCH_EXPORTS))) \
-	    -o $@ src/chacha20.c
-# Under Node, then in every browser engine installed (BROWSERS picks them).
-CHACHA_BENCH_ARGS ?=
-bench-chacha-wasm: $(WASI)/bench/chacha-wasi.wasm $(WASI)/bench/chacha-emcc.wasm
-	$(WASI_NODE) test/chacha_bench.mjs $(CHACHA_BENCH_ARGS) $^
-	$(WASI_NODE) test/bench/chacha-browser.mjs $(CHACHA_BENCH_ARGS) $^
-
-# test/bench.c for wasm32-wasi, linked with the shipped libraries: `make
-# bench-wasi` (mk/bench.mk) runs it under node:wasi and wasmtime.
-$(WASI)/bench.wasm: test/bench.c $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a $(WASI_STAMP)
-	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -Itest -o $@ $< \
-	    $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a
 
 # The proof's workload table in C (mk/proof.mk).
 $(WASI)/ctest/lib/proof.o: $(WORKLOADS_H)

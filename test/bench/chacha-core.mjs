@@ -1,5 +1,5 @@
 // ChaCha20 in wasm against libsodium.js on 4 KiB blocks, in place: the
-// measurement itself, the same in Node (test/chacha_bench.mjs) and in
+// measurement itself, the same in Node (test/bench/chacha-node.mjs) and in
 // every browser engine (test/bench/chacha-browser.mjs).  Turns of about
 // turnS seconds of each contender, taken in rotation; medians.  Speed is
 // measured, never asserted; an output that differs from libsodium's
@@ -7,7 +7,7 @@
 //
 //   chachaBench({ modules: [{ name, bytes }], sodium, clock, turns, turnS,
 //                 allowInvalid })
-//     modules  src/chacha20.c built with the test hooks (mk/wasi.mk,
+//     modules  src/chacha20.c built with the test hooks (mk/bench.mk,
 //              bench-chacha-wasm); every cipher path each has is timed
 //     sodium   libsodium-wrappers-sumo, ready: timed through its JS API
 //              (which copies the data in and out) and through its raw wasm

@@ -1,16 +1,16 @@
 // ChaCha20 in wasm against libsodium.js, in one Node run (the measurement:
-// test/chacha_bench_core.mjs; the same in browsers:
+// test/bench/chacha-core.mjs; the same in browsers:
 // test/bench/chacha-browser.mjs).  Speed is measured, never asserted.
 //
-//   node test/chacha_bench.mjs [--turns=N] [--turn-ms=MS] MODULE.wasm...
+//   node test/bench/chacha-node.mjs [--turns=N] [--turn-ms=MS] MODULE.wasm...
 //
-// Each MODULE is src/chacha20.c built with the test hooks (mk/wasi.mk,
+// Each MODULE is src/chacha20.c built with the test hooks (mk/bench.mk,
 // bench-chacha-wasm): clang's wasm32-wasi build and emscripten's.  Times
 // are CPU time (on a shared machine less noisy than the clock).
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import sodium from 'libsodium-wrappers-sumo';
-import { chachaBench, chachaLines } from './chacha_bench_core.mjs';
+import { chachaBench, chachaLines } from './chacha-core.mjs';
 
 const opt = (name, dflt) => Number((process.argv.find((a) => a.startsWith(`--${name}=`)) || '').split('=')[1] || dflt);
 const modules = process.argv.slice(2).filter((a) => !a.startsWith('--'))

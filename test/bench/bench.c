@@ -12,7 +12,11 @@
 ** median is reported.  Settings "equal" (the default) are those of the
 ** browser comparison (4096-byte pages, cache_size=-2000 on main and
 ** temp); "default" leaves the build's defaults.  With a results file, one
-** JSON line per workload and mode is appended to it.  The cipher's own
+** JSON line per workload and mode is appended to it, with the peak of
+** SQLite's heap during the run (memory statistics are turned on for that).
+** The memory tier: encrypted runs take its default budget; once
+** BENCH_SET_TIER is defined (below) an encrypted run with the tier off
+** joins them and plaintext runs have the tier off.  The cipher's own
 ** speed is measured against libsodium when built with HAVE_LIBSODIUM, on
 ** every path when built with SQLITE_TEMPCRYPT_TESTING (only the cipher's
 ** test hooks: the Makefile links the shipped tempcrypt.o).
@@ -100,20 +104,40 @@ static void load_workloads(const char *zFile, int nRow){
   if( zSetup==0 || nWork==0 ){ fprintf(stderr, "bench: no workloads in %s\n", zFile); exit(1); }
 }
 
-static const char *azMode[] = { "plain", "encrypted", "memory" };
+/*
+** The memory tier's budget for the next run: BENCH_TIER_DEFAULT leaves
+** the default, 0 turns the tier off.  Wiring the tier is this one line:
+**   #define BENCH_SET_TIER(n) <the tier's budget setter>(n)
+** with -1 standing for "the default" if the setter has no such value.
+*/
+#define BENCH_TIER_DEFAULT (-1)
+#ifdef BENCH_SET_TIER
+# define BENCH_NMODE 4
+#else
+# define BENCH_NMODE 3
+# define BENCH_SET_TIER(n) ((void)(n))
+#endif
 
-/* mode 0: FILE plaintext, 1: FILE encrypted, 2: MEMORY */
+/* Modes 0: FILE plaintext (tier off), 1: FILE encrypted (tier default),
+** 2: MEMORY, 3: FILE encrypted with the tier off (when it is wired). */
+static const char *azMode[] = { "plain", "encrypted", "memory", "encrypted" };
+static const int aTier[] = { 0, BENCH_TIER_DEFAULT, BENCH_TIER_DEFAULT, 0 };
+
 static double run_once(const char *zDb, int iWork, int mode, int bEqual,
-                       struct sqlite3_tempcrypt_stats *pSt, char *zResult){
+                       struct sqlite3_tempcrypt_stats *pSt, char *zResult,
+                       sqlite3_int64 *pHeap){
   sqlite3 *db;
   double t0, t1;
   char *zErr = 0;
-  sqlite3_tempcrypt_set_enabled(mode==1);
+  sqlite3_int64 iCur, iHigh;
+  sqlite3_tempcrypt_set_enabled(mode==1 || mode==3);
+  BENCH_SET_TIER(aTier[mode]);
   if( sqlite3_open(zDb, &db)!=SQLITE_OK ){ fprintf(stderr, "open\n"); exit(1); }
   exec_or_die(db, mode==2 ? "PRAGMA temp_store=MEMORY" : "PRAGMA temp_store=FILE");
   if( bEqual ) exec_or_die(db, "PRAGMA main.cache_size=-2000; PRAGMA temp.cache_size=-2000");
   exec_or_die(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF");
   sqlite3_tempcrypt_stats(0, 1);
+  sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &iCur, &iHigh, 1);
   t0 = now();
   if( sqlite3_exec(db, aWork[iWork].zSql, keep_last, zResult, &zErr)!=SQLITE_OK ){
     fprintf(stderr, "bench: %s\n  in: %s\n", zErr, aWork[iWork].zSql);
@@ -121,6 +145,8 @@ static double run_once(const char *zDb, int iWork, int mode, int bEqual,
   }
   t1 = now();
   sqlite3_tempcrypt_stats(pSt, 0);
+  sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &iCur, &iHigh, 0);
+  *pHeap = iHigh;
   sqlite3_close(db);
   return t1 - t0;
 }
@@ -235,6 +261,12 @@ int main(int argc, char **argv){
 
   bench_cipher();
   if( argc>1 && strcmp(argv[1], "cipher")==0 ) return 0;
+  /* The heap peak of each run (the builds' default is no statistics):
+  ** before anything initializes SQLite. */
+  if( sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 1)!=SQLITE_OK ){
+    fprintf(stderr, "bench: cannot turn on memory statistics\n");
+    return 1;
+  }
   load_workloads(zWork, nRow);
   if( nRep<1 ) nRep = 1;
   if( nRep>64 ) nRep = 64;
@@ -253,23 +285,23 @@ int main(int argc, char **argv){
   sqlite3_close(db);
   printf("SQL workloads on %d rows, settings %s, median of %d alternating runs:\n",
          nRow, bEqual ? "equal (4096-byte pages, cache 2 MB)" : "the build's defaults", nRep);
-  printf("  %-15s %10s %10s %10s %9s %9s %9s %9s %7s\n", "workload", "plain ms", "crypt ms",
-         "memory ms", "crypt/pl", "mem/pl", "temp MiB", "phys MiB", "rmw");
+  printf("  %-15s %10s %10s %10s %9s %9s %9s %9s %7s %9s%s\n", "workload", "plain ms", "crypt ms",
+         "memory ms", "crypt/pl", "mem/pl", "temp MiB", "phys MiB", "rmw", "heap MiB",
+         BENCH_NMODE>3 ? "  tier-0 ms  t0/pl" : "");
   for(w=0; w<nWork; w++){
-    double aT[3][64];
-    struct sqlite3_tempcrypt_stats st;
-    double med[3];
-    char azRes[3][64];
-    memset(&st, 0, sizeof(st));
-    run_once(zDb, w, 1, bEqual, &st, azRes[0]);   /* warm the page cache */
+    double aT[BENCH_NMODE][64];
+    struct sqlite3_tempcrypt_stats aSt[BENCH_NMODE];
+    sqlite3_int64 aHeap[BENCH_NMODE];
+    double med[BENCH_NMODE];
+    char azRes[BENCH_NMODE][64];
+    memset(aSt, 0, sizeof(aSt));
+    run_once(zDb, w, 1, bEqual, &aSt[1], azRes[0], &aHeap[1]);   /* warm the page cache */
     for(r=0; r<nRep; r++){
-      for(m=0; m<3; m++){
-        struct sqlite3_tempcrypt_stats s1;
-        aT[m][r] = run_once(zDb, w, m, bEqual, &s1, azRes[m]);
-        if( m==1 ) st = s1;
+      for(m=0; m<BENCH_NMODE; m++){
+        aT[m][r] = run_once(zDb, w, m, bEqual, &aSt[m], azRes[m], &aHeap[m]);
       }
     }
-    for(m=0; m<3; m++){
+    for(m=0; m<BENCH_NMODE; m++){
       if( strcmp(azRes[m], azRes[0])!=0 ){
         fprintf(stderr, "bench: %s: %s gives %s, %s gives %s\n", aWork[w].zName,
                 azMode[0], azRes[0], azMode[m], azRes[m]);
@@ -278,21 +310,26 @@ int main(int argc, char **argv){
       qsort(aT[m], (size_t)nRep, sizeof(double), cmp_double);
       med[m] = aT[m][nRep/2];
     }
-    printf("  %-15s %10.1f %10.1f %10.1f %9.2f %9.2f %9.1f %9.1f %7llu\n", aWork[w].zName,
+    printf("  %-15s %10.1f %10.1f %10.1f %9.2f %9.2f %9.1f %9.1f %7llu %9.1f", aWork[w].zName,
            med[0]*1e3, med[1]*1e3, med[2]*1e3, med[1]/med[0], med[2]/med[0],
-           (st.nLogicalWrite + st.nLogicalRead)/1048576.0,
-           (st.nPhysicalWrite + st.nPhysicalRead)/1048576.0,
-           (unsigned long long)st.nBlockRmw);
-    for(m=0; pJson && m<3; m++){
+           (aSt[1].nLogicalWrite + aSt[1].nLogicalRead)/1048576.0,
+           (aSt[1].nPhysicalWrite + aSt[1].nPhysicalRead)/1048576.0,
+           (unsigned long long)aSt[1].nBlockRmw, aHeap[1]/1048576.0);
+    if( BENCH_NMODE>3 ) printf(" %10.1f %6.2f", med[BENCH_NMODE-1]*1e3, med[BENCH_NMODE-1]/med[0]);
+    printf("\n");
+    for(m=0; pJson && m<BENCH_NMODE; m++){
       fprintf(pJson, "{\"engine\":\"ours\",\"mode\":\"%s\",\"settings\":\"%s\",\"rows\":%d,"
-              "\"workload\":\"%s\",\"ms\":%.3f,\"reps\":%d,\"result\":\"%s\"",
+              "\"workload\":\"%s\",\"ms\":%.3f,\"reps\":%d,\"result\":\"%s\",\"heap\":%lld",
               azMode[m], bEqual ? "equal" : "default", nRow, aWork[w].zName,
-              med[m]*1e3, nRep, azRes[m]);
-      if( m==1 ){
-        fprintf(pJson, ",\"tempBytes\":%llu,\"tempBytesBelow\":%llu",
-                (unsigned long long)(st.nLogicalWrite + st.nLogicalRead),
-                (unsigned long long)(st.nPhysicalWrite + st.nPhysicalRead));
+              med[m]*1e3, nRep, azRes[m], (long long)aHeap[m]);
+      if( aTier[m]==0 ){
+        fprintf(pJson, ",\"tier\":0");
+      }else{
+        fprintf(pJson, ",\"tier\":\"default\"");
       }
+      fprintf(pJson, ",\"tempBytes\":%llu,\"tempBytesBelow\":%llu",
+              (unsigned long long)(aSt[m].nLogicalWrite + aSt[m].nLogicalRead),
+              (unsigned long long)(aSt[m].nPhysicalWrite + aSt[m].nPhysicalRead));
       fprintf(pJson, "}\n");
     }
     if( pJson ) fflush(pJson);
@@ -302,6 +339,7 @@ int main(int argc, char **argv){
   if( pJson ) fclose(pJson);
   printf("crypt/pl: time with encrypted temp files over time with plaintext temp files.\n");
   printf("temp MiB: bytes SQLite wrote to and read from encrypted temp files per run;\n"
-         "phys MiB: the same below tempcrypt; rmw: blocks rewritten by read-modify-write.\n");
+         "phys MiB: the same below tempcrypt; rmw: blocks rewritten by read-modify-write;\n"
+         "heap MiB: the peak of SQLite's heap during an encrypted run.\n");
   return 0;
 }
