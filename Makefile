@@ -98,6 +98,7 @@ $(SQLITE_C):
 	unzip -p $(SQLITE_DL)/package/deps/$(SQLITE_SHELL_ZIP).zip $(SQLITE_SHELL_ZIP)/shell.c > $(SQLITE_DIR)/shell.c
 	cp $(SQLITE_DL)/$(SQLITE_CRATE)-$(SQLITE_CRATE_VERSION)/sqlite3/sqlite3.h $(SQLITE_DIR)/
 	cp $(SQLITE_DL)/$(SQLITE_CRATE)-$(SQLITE_CRATE_VERSION)/sqlite3/sqlite3.c $@
+$(SQLITE_DIR)/sqlite3.h $(SQLITE_DIR)/shell.c: $(SQLITE_C)
 sqlite: $(SQLITE_C)
 
 # ---------------------------------------------------------------- native
