@@ -11,12 +11,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import {
-  METHODS, QUERYABLE, DATABASE, STATEMENT, TEMPCRYPT, CALL, NONE, PROPERTY, messageOf,
+  METHODS, QUERYABLE, DATABASE, STATEMENT, TEMPCRYPT, CALL, NONE, PROPERTY, DELEGATE, messageOf,
 } from '../../dist/methods.js';
 import { open, Queryable, Database, Statement, Transaction } from '../../dist/index.js';
 import { open as openSync, SyncDatabase, SyncStatement, STATS_FIELDS } from '../../dist/worker.js';
 import { HANDLERS, LIFECYCLE } from '../../dist/rpc.js';
 import { BACKENDS } from '../../dist/storage.js';
+import { Connection } from '../../dist/connection.js';
+import { Statement as EngineStatement } from '../../dist/statement.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (f) => fs.readFileSync(path.join(ROOT, f), 'utf8');
@@ -60,6 +62,11 @@ test('the sync API has exactly the methods and properties of its rows', () => {
   for (const m of METHODS.filter((r) => r.sync === PROPERTY)) assert.ok(m.name in sdb, `SyncDatabase.${m.name}`);
   assert.deepEqual(functionsOf(SyncStatement.prototype), rowsOf('sync', [STATEMENT]), 'SyncStatement');
   assert.deepEqual(functionsOf(sdb.tempcrypt), rowsOf('sync', [TEMPCRYPT]), 'db.tempcrypt');
+  // What a generated (DELEGATE) method calls.
+  for (const m of METHODS.filter((r) => r.sync === DELEGATE)) {
+    const below = m.layer === STATEMENT ? EngineStatement.prototype : Connection.prototype;
+    assert.equal(typeof below[m.name], 'function', `${m.layer === STATEMENT ? 'Statement' : 'Connection'}.${m.name}, which SyncDatabase delegates to`);
+  }
 });
 
 test("the Worker's dispatch answers exactly the messages the main-thread API sends", () => {
