@@ -269,8 +269,12 @@ export class OpfsPool {
   // failure is kept (reserveError) so that an open finding no free file
   // can say why (a quota error becomes SQLITE_FULL there).
   // Each call is tracked until it settles, so that close() can wait for it.
+  // Grows run one after the other: two at once would each see the same
+  // shortfall and both fill it.
   reserve(want = 0) {
-    const p = this.grow(Math.max(want, this.minFree)).then(() => { this.reserveError = null; }, (e) => { this.reserveError = e; throw e; });
+    const grow = () => this.grow(Math.max(want, this.minFree));
+    this.growing = (this.growing ?? Promise.resolve()).then(grow, grow);
+    const p = this.growing.then(() => { this.reserveError = null; }, (e) => { this.reserveError = e; throw e; });
     const tracked = p.catch(() => {}).then(() => this.inflight.delete(tracked));
     this.inflight.add(tracked);
     return p;

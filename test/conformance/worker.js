@@ -46,8 +46,9 @@ async function poolDir(poolName) {
 async function fileHolding(dir, path) {
   for await (const [name, h] of dir.entries()) {
     const bytes = new Uint8Array(await (await h.getFile()).arrayBuffer());
+    if (bytes.length < 16) continue;   // a pool file never finished (its header not written)
     const n = new DataView(bytes.buffer).getUint32(8, true);
-    if (bytes.length >= 16 && new TextDecoder().decode(bytes.subarray(16, 16 + n)) === path) return { name, handle: h, bytes };
+    if (new TextDecoder().decode(bytes.subarray(16, 16 + n)) === path) return { name, handle: h, bytes };
   }
   return null;
 }

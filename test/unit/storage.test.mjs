@@ -133,6 +133,18 @@ describe('the OPFS pool', () => {
     assert.equal(pool.free.length, 5);
     await pool.close();
   });
+
+  // Regression: open() reserves while the top-up after its first file is
+  // under way; the two grew at once and made more files than asked for
+  // (and one still half made when the pool closed, a file of 0 bytes).
+  test('reserve() calls run one after the other: no more files than asked for', async () => {
+    const pool = await fakePool('r', 3);
+    pool.xOpen(null, C.SQLITE_OPEN_TEMP_DB);
+    await Promise.all([pool.reserve(), pool.reserve(2)]);
+    await pool.settled();
+    assert.equal(pool.free.length, 3);
+    await pool.close();
+  });
 });
 
 // The VFS's longest path (mxPathname in storage_vfs.c), measured through
