@@ -63,7 +63,7 @@ async function openOurs(name, wasm, dist, options) {
     value: (sql) => Object.values(db.query(sql)[0] ?? {})[0],
     setEnabled: (on) => db.tempcrypt.setEnabled(on),
     stats: (reset) => db.tempcrypt.stats(reset),
-    settle: () => db.pending,
+    settle: () => db.reserve(),   // the OPFS pool topped up again
     close: () => db.close(),
   };
 }

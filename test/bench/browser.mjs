@@ -138,7 +138,7 @@ async function main() {
   process.exit(failed ? 1 : 0);
 }
 
-// The larger-than-memory run (issue 13, item 5).  Each case gets a fresh
+// The larger-than-memory run.  Each case gets a fresh
 // worker, so the heap it reports is that case's peak.
 async function big(start, call, stop, browserVersion) {
   const rowsOf = (mib) => Math.ceil(mib * 1048576 / 1100);

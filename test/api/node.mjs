@@ -1,13 +1,13 @@
-// The API tests (test/browser/api-tests.js, both APIs) in Node, over memory
+// The API tests (async-api.js and sync-api.js) in Node, over memory
 // and real files (storage 'file', in a fresh directory under build/), then
 // the leak check of the file backend (make test-api-node).  Exits 1 on any
 // failure.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { run } from '../browser/api-tests.js';
+import { run } from './async-api.js';
 import { leakCheck } from './file-leak.mjs';
-import { ormRoundTrip } from '../browser/orm-roundtrip.js';
+import { ormRoundTrip } from './orm-roundtrip.js';
 import { open } from '../../dist/index.js';
 import { SqliteTempcryptDialect } from '../../dist/kysely.js';
 import { Kysely } from 'kysely';

@@ -1,7 +1,6 @@
-// Unit tests of the JS engine, the VFS bridge and the storage backends that
-// need no browser (make test-node-unit: node --test test/node/*.test.mjs).
-// They drive the built package (dist/) through its API and the exported
-// classes; the OPFS pool runs over fake access handles.
+// Unit tests of the engine (the wasm bindings, values, the VFS bridge) in
+// Node (make test-node-unit: node --test test/unit/*.test.mjs).  They drive
+// the built package (dist/) through its API and the exported classes.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -11,12 +10,10 @@ import { open } from '../../dist/index.js';
 import { open as openSync } from '../../dist/worker.js';
 import { createEngine } from '../../dist/engine.js';
 import { MemoryBackend } from '../../dist/memory-backend.js';
-import { OpfsPool } from '../../dist/opfs-pool.js';
+import { ImportStaging, importFrom } from '../../dist/transfer.js';
 import * as C from '../../dist/constants.js';
-import { fakeHandle } from '../conformance/regressions.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const NEW_DB = C.SQLITE_OPEN_READWRITE | C.SQLITE_OPEN_CREATE | C.SQLITE_OPEN_MAIN_DB;
 
 // An error thrown by fn (fails when fn does not throw).
 function thrown(fn) {
@@ -54,19 +51,58 @@ test("storage 'opfs' is rejected in Node with a clear message", async () => {
   await assert.rejects(open('x.db', { storage: 'opfs' }), /OPFS/);
 });
 
-describe('the bridge and the C result codes', () => {
-  let eng;
-  before(async () => { eng = await createEngine(new MemoryBackend()); });
-  const codeAt = (i) => eng.M._tc_codes(i);
+// A memory backend whose methods throw what fail(method, h) returns (or
+// nothing, when it returns null).
+function failing(fail) {
+  const b = new MemoryBackend();
+  for (const m of ['xOpen', 'xClose', 'xRead', 'xWrite', 'xTruncate', 'xSync', 'xSize', 'xDelete', 'xAccess']) {
+    const orig = b[m].bind(b);
+    b[m] = (...a) => { const e = fail.on && fail(m, a[0]); if (e) throw e; return orig(...a); };
+  }
+  return b;
+}
 
-  test('the C enum and the JS names and values agree', () => {
-    assert.equal(eng.bridge.RESULT_NAMES.length, eng.M._tc_code_count());
-    eng.bridge.init(C, eng.M._tc_code_count(), codeAt);
+describe('the bridge: a storage failure becomes an SQLite code and the cause of the error', () => {
+  test("each kind of exception gets its code, and the API call's error keeps it as the cause", async () => {
+    const cases = [
+      ['a code it carries', Object.assign(new Error('no room'), { sqliteCode: C.SQLITE_FULL }), C.SQLITE_FULL],
+      ['a quota error', new DOMException('quota test', 'QuotaExceededError'), C.SQLITE_FULL],
+      ['anything else: the I/O error of the method', new TypeError('disk on fire'), C.SQLITE_IOERR_WRITE],
+    ];
+    for (const [what, thrownError, code] of cases) {
+      const fail = (m, h) => (m === 'xWrite' && h && h.name === '/f.db' ? thrownError : null);
+      const eng = await createEngine(failing(fail));
+      const db = eng.open('f.db');
+      db.exec('PRAGMA journal_mode=OFF; CREATE TABLE t(x)');
+      fail.on = true;
+      const e = thrown(() => db.run('INSERT INTO t VALUES (randomblob(100000))'));
+      fail.on = false;
+      assert.equal(e.code, code, what);
+      assert.equal(e.cause, thrownError, `${what}: the cause`);
+      assert.match(e.message, new RegExp(`\\(storage: .*${thrownError.message}\\)$`), what);
+      db.close();
+    }
   });
 
-  test('a result-code mismatch is caught at start-up', () => {
-    const e = thrown(() => eng.bridge.init({ ...C, SQLITE_NOMEM: 999 }, eng.M._tc_code_count(), codeAt));
-    assert.match(e.message, /SQLITE_NOMEM differs/);
+  test('a failure SQLite got over is not the cause of a later, unrelated error', async () => {
+    // A temp file whose close fails: SQLite ignores it; the next error is a
+    // syntax error, not an I/O error.
+    let failed = 0;
+    const fail = (m, h) => (m === 'xClose' && h.temp ? (failed++, new Error('close failed')) : null);
+    const eng = await createEngine(failing(fail));
+    const db = eng.open('g.db');
+    fail.on = true;
+    db.exec(`PRAGMA temp_store=FILE; PRAGMA temp.cache_size=2;
+      CREATE TEMP TABLE t AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<2000) SELECT n, randomblob(200) FROM c`);
+    db.close();
+    assert.ok(failed > 0, 'a temp file failed to close');
+    const d2 = eng.open('g2.db');
+    const e = thrown(() => d2.exec('SELEC 1'));
+    fail.on = false;
+    assert.equal(e.code, C.SQLITE_ERROR);
+    assert.equal(e.cause, undefined);
+    assert.doesNotMatch(e.message, /storage/);
+    d2.close();
   });
 });
 
@@ -123,65 +159,6 @@ test('a failed malloc in the engine is SQLITE_NOMEM', async () => {
   assert.deepEqual(codes, [C.SQLITE_NOMEM, C.SQLITE_NOMEM, C.SQLITE_NOMEM]);
 });
 
-// ---- the OPFS pool over fake access handles: a directory whose new files
-// get the handles makeAh() returns.
-function fakeDir(makeAh) {
-  return { getFileHandle: async () => ({ createSyncAccessHandle: async () => makeAh() }) };
-}
-
-// A pool of one free file over ah.
-async function onePool(name, ah) {
-  const pool = new OpfsPool(name, fakeDir(() => ah), 1);
-  await pool.reserve(1);
-  return pool;
-}
-
-describe('the OPFS pool', () => {
-  test('out of files after a quota error: SQLITE_FULL with the cause', async () => {
-    const quota = new DOMException('quota test', 'QuotaExceededError');
-    const pool = new OpfsPool('q', { getFileHandle: async () => { throw quota; } }, 1);
-    await pool.reserve().catch(() => {});
-    const e = thrown(() => pool.xOpen(null, C.SQLITE_OPEN_TEMP_DB));
-    assert.equal(e.sqliteCode, C.SQLITE_FULL);
-    assert.match(e.message, /QuotaExceededError: quota test/);
-    assert.equal(e.cause, quota);
-  });
-
-  test("a too-long name leaves the pool's free files alone", async () => {
-    const pool = await onePool('l', fakeHandle());
-    const e = thrown(() => pool.xOpen('/' + 'x'.repeat(5000), NEW_DB));
-    assert.equal(e.sqliteCode, C.SQLITE_CANTOPEN);
-    assert.match(e.message, /too long/);
-    assert.deepEqual(pool.list().map((f) => f.path), [null]);
-    assert.equal(pool.xOpen('/ok.db', NEW_DB).name, '/ok.db', 'the one free file is still free');
-  });
-
-  test('a stale handle gets SQLITE_IOERR and writes nothing', async () => {
-    // Its file was deleted while open: the pool file may hold another by now.
-    const ah = fakeHandle();
-    const pool = await onePool('s', ah);
-    const stale = pool.xOpen('/a.db', NEW_DB);
-    pool.xDelete('/a.db');
-    pool.xOpen('/b.db', NEW_DB);
-    const writes = ah.writes;
-    const codes = [() => pool.xWrite(stale, new Uint8Array(4), 0), () => pool.xRead(stale, new Uint8Array(4), 0), () => pool.xTruncate(stale, 0)]
-      .map((op) => thrown(op).sqliteCode);
-    assert.deepEqual(codes, [C.SQLITE_IOERR, C.SQLITE_IOERR, C.SQLITE_IOERR]);
-    assert.equal(ah.writes, writes);
-  });
-
-  test('a short write (Firefox over its quota) is SQLITE_FULL', async () => {
-    const ah = fakeHandle();
-    const write = ah.write;
-    ah.write = (b, o) => (o.at === 0 ? write(b, o) : 0);   // headers only
-    const pool = await onePool('f', ah);
-    const h = pool.xOpen('/full.db', NEW_DB);
-    const e = thrown(() => pool.xWrite(h, new Uint8Array(4096), 0));
-    assert.equal(e.sqliteCode, C.SQLITE_FULL);
-    assert.match(e.message, /short write/);
-  });
-});
-
 test('two file-storage databases in one directory keep their temp files apart', async () => {
   // Regression: both backends named their first temp file "...-<pid>-1"
   // and truncated each other's (SQLITE_CORRUPT).
@@ -199,24 +176,24 @@ test('two file-storage databases in one directory keep their temp files apart', 
   }
 });
 
-test('the dispatcher refuses every call after close with the engine\'s error', async () => {
-  // index.js's Database refuses these itself; the Worker's dispatcher must
-  // too (it keeps the closed database, whose engine says why).
-  const { createDispatcher } = await import('../../dist/methods.js');
-  const d = createDispatcher();
-  await d.call('open', 'closed.db', { storage: 'memory' });
-  await d.call('exec', 'CREATE TABLE t(x)');
-  await d.call('close');
-  for (const [method, ...args] of [['query', 'SELECT 1'], ['stats', false], ['heapSize'], ['export']]) {
-    await assert.rejects(d.call(method, ...args), (e) => e.code === C.SQLITE_MISUSE && e.message === 'database is closed', method);
-  }
-  await d.call('close');   // twice is fine
-});
-
-test('after an open whose setup module failed, calls get "database is closed" (was a TypeError)', async () => {
-  const { createDispatcher } = await import('../../dist/methods.js');
-  const d = createDispatcher();
-  const setup = 'data:text/javascript,export default 1';
-  await assert.rejects(d.call('open', 'setup-failed.db', { storage: 'memory', setup }), /has no default export function/);
-  await assert.rejects(d.call('query', 'SELECT 1'), (e) => e.code === C.SQLITE_MISUSE && e.message === 'database is closed');
+// An import writes its staging file straight to the backend (not through
+// SQLite): a failure there is an SqliteError with the backend's exception
+// as the cause, as every other storage failure (it was the bare exception).
+test("a failure writing an import's staging file is an SqliteError with the cause", async () => {
+  const quota = new DOMException('quota test', 'QuotaExceededError');
+  const fail = (m, h) => (m === 'xWrite' && h && /tcimport/.test(h.name) ? quota : null);
+  const backend = failing(fail);
+  const eng = await createEngine(backend);
+  const db = eng.open('imp.db');
+  db.exec('CREATE TABLE t(x); INSERT INTO t VALUES (1)');
+  const image = db.export();
+  fail.on = true;
+  const e = await importFrom(image, new ImportStaging(db)).then(() => null, (err) => err);
+  fail.on = false;
+  assert.ok(e && e.name === 'SqliteError', `${e && e.name}: ${e && e.message}`);
+  assert.equal(e.code, C.SQLITE_FULL);
+  assert.equal(e.cause, quota);
+  assert.deepEqual(db.query('SELECT x FROM t'), [{ x: 1 }], 'the database is as it was');
+  assert.ok(!backend.xAccess('/imp.db-tcimport'), 'no staging file left');
+  db.close();
 });

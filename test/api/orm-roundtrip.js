@@ -1,5 +1,5 @@
 // Kysely and Drizzle round trips over sqlite-tempcrypt, written once: run
-// in Node (test/node/api.mjs) and in the consumer's Vite app
+// in Node (test/api/node.mjs) and in the consumer's Vite app
 // (consumer.mjs copies this file into the app).  The modules come in as
 // arguments, so each side imports them its own way.  Returns
 // [{ name, ok, error }].

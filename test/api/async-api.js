@@ -1,12 +1,13 @@
-// SQL through the main-thread API (runs in the page; used by run.mjs).
-// Each test throws on failure; run() returns [{ name, ok, error }].
-// Also run in Node (test/node/api.mjs) with memory storage.
+// SQL through the main-thread API, in every browser engine (in the page;
+// test/browser/run.mjs) and in Node (./node.mjs).  Each test throws on
+// failure; run() returns [{ name, ok, error }], the sync API's tests
+// (./sync-api.js) included.
 import { open } from '../../dist/index.js';
 import {
   SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_RANGE, SQLITE_MISUSE, SQLITE_CANTOPEN, SQLITE_CONSTRAINT, SQLITE_CONSTRAINT_UNIQUE,
 } from '../../dist/constants.js';
 import { eq, ok, rejects, sameBytes, readAll, runTests } from './assert.js';
-import { tests as syncTests } from './sync-api-tests.js';
+import { tests as syncTests } from './sync-api.js';
 
 export const tests = {
   async types(storage) {

@@ -1,7 +1,7 @@
 // The workload table (test/workloads.txt) and its parser (js/demo/workloads.js):
 // the file parses, each harness finds its workloads, and a malformed table
 // is refused with the line that is wrong.
-//   node --test test/node/workloads.test.mjs
+//   node --test test/unit/workloads.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -1,6 +1,6 @@
-// Runs the synchronous API's tests (sync-api-tests.js) in a dedicated
+// Runs the synchronous API's tests (sync-api.js) in a dedicated
 // Worker, where OPFS is usable; posts back [{ name, ok, error }].
-import { tests } from './sync-api-tests.js';
+import { tests } from './sync-api.js';
 import { runTests } from './assert.js';
 
 self.onmessage = async ({ data }) => {

@@ -1,38 +1,38 @@
 /*
-** The "opfs" VFS: every I/O method forwards to the JS bridge (see
-** opfs_vfs.h).  Locking is done here, in memory: a storage backend belongs
-** to one Worker (OPFS access handles are exclusive), so the only other
-** connections that can touch a file live in this same wasm instance.
+** The "storage" VFS: every I/O method forwards to the JS storage bridge
+** (see storage_vfs.h).  Locking is done here, in memory: a storage backend
+** belongs to one wasm instance (OPFS access handles are exclusive), so the
+** only other connections that can touch a file live in this same instance.
 */
 #include <stdlib.h>
 #include <string.h>
-#include "opfs_vfs.h"
+#include "storage_vfs.h"
 
-typedef struct OpfsLock OpfsLock;
-typedef struct OpfsFile OpfsFile;
+typedef struct StorageLock StorageLock;
+typedef struct StorageFile StorageFile;
 
 /* Lock state shared by every connection of this instance on one name. */
-struct OpfsLock {
+struct StorageLock {
   char *zName;
   int nShared;        /* connections holding SHARED or more */
   int nReserved;      /* 0 or 1: a RESERVED or PENDING holder */
   int nExclusive;     /* 0 or 1 */
   int nPending;       /* 0 or 1 */
   int nRef;
-  OpfsLock *pNext;
+  StorageLock *pNext;
 };
-static OpfsLock *opfsLocks = 0;
+static StorageLock *storageLocks = 0;
 
-struct OpfsFile {
+struct StorageFile {
   sqlite3_file base;
   int eLock;          /* SQLITE_LOCK_* held by this connection */
   int flags;          /* open flags */
-  OpfsLock *pLock;    /* NULL for files without a name */
+  StorageLock *pLock;    /* NULL for files without a name */
 };
 
-static OpfsLock *lockFind(const char *zName){
-  OpfsLock *p;
-  for(p=opfsLocks; p; p=p->pNext){
+static StorageLock *lockFind(const char *zName){
+  StorageLock *p;
+  for(p=storageLocks; p; p=p->pNext){
     if( strcmp(p->zName, zName)==0 ){ p->nRef++; return p; }
   }
   p = sqlite3_malloc64(sizeof(*p));
@@ -41,26 +41,26 @@ static OpfsLock *lockFind(const char *zName){
   p->zName = sqlite3_mprintf("%s", zName);
   if( p->zName==0 ){ sqlite3_free(p); return 0; }
   p->nRef = 1;
-  p->pNext = opfsLocks;
-  opfsLocks = p;
+  p->pNext = storageLocks;
+  storageLocks = p;
   return p;
 }
 
-static void lockRelease(OpfsLock *p){
-  OpfsLock **pp;
+static void lockRelease(StorageLock *p){
+  StorageLock **pp;
   if( p==0 || --p->nRef>0 ) return;
-  for(pp=&opfsLocks; *pp; pp=&(*pp)->pNext){
+  for(pp=&storageLocks; *pp; pp=&(*pp)->pNext){
     if( *pp==p ){ *pp = p->pNext; break; }
   }
   sqlite3_free(p->zName);
   sqlite3_free(p);
 }
 
-static int opfsClose(sqlite3_file *pFile){
-  OpfsFile *p = (OpfsFile*)pFile;
-  int rc = opfs_js_close((int)(size_t)pFile);
+static int storageClose(sqlite3_file *pFile){
+  StorageFile *p = (StorageFile*)pFile;
+  int rc = storage_js_close((int)(size_t)pFile);
   if( p->pLock ){
-    OpfsLock *l = p->pLock;
+    StorageLock *l = p->pLock;
     if( p->eLock>=SQLITE_LOCK_SHARED ) l->nShared--;
     if( p->eLock>=SQLITE_LOCK_RESERVED ) l->nReserved = 0;
     if( p->eLock>=SQLITE_LOCK_PENDING ) l->nPending = 0;
@@ -71,33 +71,33 @@ static int opfsClose(sqlite3_file *pFile){
   return rc;
 }
 
-static int opfsRead(sqlite3_file *pFile, void *pBuf, int iAmt, sqlite3_int64 iOfst){
-  return opfs_js_read((int)(size_t)pFile, pBuf, iAmt, (double)iOfst);
+static int storageRead(sqlite3_file *pFile, void *pBuf, int iAmt, sqlite3_int64 iOfst){
+  return storage_js_read((int)(size_t)pFile, pBuf, iAmt, (double)iOfst);
 }
 
-static int opfsWrite(sqlite3_file *pFile, const void *pBuf, int iAmt, sqlite3_int64 iOfst){
-  return opfs_js_write((int)(size_t)pFile, pBuf, iAmt, (double)iOfst);
+static int storageWrite(sqlite3_file *pFile, const void *pBuf, int iAmt, sqlite3_int64 iOfst){
+  return storage_js_write((int)(size_t)pFile, pBuf, iAmt, (double)iOfst);
 }
 
-static int opfsTruncate(sqlite3_file *pFile, sqlite3_int64 size){
-  return opfs_js_truncate((int)(size_t)pFile, (double)size);
+static int storageTruncate(sqlite3_file *pFile, sqlite3_int64 size){
+  return storage_js_truncate((int)(size_t)pFile, (double)size);
 }
 
-static int opfsSync(sqlite3_file *pFile, int flags){
-  return opfs_js_sync((int)(size_t)pFile, flags);
+static int storageSync(sqlite3_file *pFile, int flags){
+  return storage_js_sync((int)(size_t)pFile, flags);
 }
 
-static int opfsFileSize(sqlite3_file *pFile, sqlite3_int64 *pSize){
-  double d = opfs_js_size((int)(size_t)pFile);
+static int storageFileSize(sqlite3_file *pFile, sqlite3_int64 *pSize){
+  double d = storage_js_size((int)(size_t)pFile);
   if( d<0 ){ *pSize = 0; return SQLITE_IOERR_FSTAT; }
   *pSize = (sqlite3_int64)d;
   return SQLITE_OK;
 }
 
 /* Standard SQLite lock transitions, for connections of this instance. */
-static int opfsLock(sqlite3_file *pFile, int eLock){
-  OpfsFile *p = (OpfsFile*)pFile;
-  OpfsLock *l = p->pLock;
+static int storageLock(sqlite3_file *pFile, int eLock){
+  StorageFile *p = (StorageFile*)pFile;
+  StorageLock *l = p->pLock;
   if( p->eLock>=eLock ) return SQLITE_OK;
   if( l==0 ){ p->eLock = eLock; return SQLITE_OK; }
   switch( eLock ){
@@ -125,9 +125,9 @@ static int opfsLock(sqlite3_file *pFile, int eLock){
   return SQLITE_OK;
 }
 
-static int opfsUnlock(sqlite3_file *pFile, int eLock){
-  OpfsFile *p = (OpfsFile*)pFile;
-  OpfsLock *l = p->pLock;
+static int storageUnlock(sqlite3_file *pFile, int eLock){
+  StorageFile *p = (StorageFile*)pFile;
+  StorageLock *l = p->pLock;
   if( p->eLock<=eLock ) return SQLITE_OK;
   if( l ){
     if( p->eLock==SQLITE_LOCK_EXCLUSIVE ) l->nExclusive = 0;
@@ -139,18 +139,18 @@ static int opfsUnlock(sqlite3_file *pFile, int eLock){
   return SQLITE_OK;
 }
 
-static int opfsCheckReservedLock(sqlite3_file *pFile, int *pResOut){
-  OpfsFile *p = (OpfsFile*)pFile;
+static int storageCheckReservedLock(sqlite3_file *pFile, int *pResOut){
+  StorageFile *p = (StorageFile*)pFile;
   *pResOut = p->pLock ? p->pLock->nReserved : 0;
   return SQLITE_OK;
 }
 
-static int opfsFileControl(sqlite3_file *pFile, int op, void *pArg){
+static int storageFileControl(sqlite3_file *pFile, int op, void *pArg){
   (void)pFile; (void)op; (void)pArg;
   return SQLITE_NOTFOUND;
 }
 
-static int opfsSectorSize(sqlite3_file *pFile){
+static int storageSectorSize(sqlite3_file *pFile){
   (void)pFile;
   return 4096;
 }
@@ -158,21 +158,21 @@ static int opfsSectorSize(sqlite3_file *pFile){
 /* No SEQUENTIAL or SAFE_APPEND: OPFS orders writes across files only
 ** through flush() (xSync), so SQLite must sync the journal before it
 ** overwrites database pages.  Same as SQLite's own opfs-sahpool VFS. */
-static int opfsDeviceCharacteristics(sqlite3_file *pFile){
+static int storageDeviceCharacteristics(sqlite3_file *pFile){
   (void)pFile;
   return SQLITE_IOCAP_UNDELETABLE_WHEN_OPEN;
 }
 
-static const sqlite3_io_methods opfsIoMethods = {
-  1, opfsClose, opfsRead, opfsWrite, opfsTruncate, opfsSync, opfsFileSize,
-  opfsLock, opfsUnlock, opfsCheckReservedLock, opfsFileControl,
-  opfsSectorSize, opfsDeviceCharacteristics,
+static const sqlite3_io_methods storageIoMethods = {
+  1, storageClose, storageRead, storageWrite, storageTruncate, storageSync, storageFileSize,
+  storageLock, storageUnlock, storageCheckReservedLock, storageFileControl,
+  storageSectorSize, storageDeviceCharacteristics,
   0, 0, 0, 0, 0, 0
 };
 
-static int opfsOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile,
+static int storageOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile,
                     int flags, int *pOutFlags){
-  OpfsFile *p = (OpfsFile*)pFile;
+  StorageFile *p = (StorageFile*)pFile;
   int outFlags = flags;
   int rc;
   (void)pVfs;
@@ -182,32 +182,32 @@ static int opfsOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile,
     p->pLock = lockFind(zName);
     if( p->pLock==0 ) return SQLITE_NOMEM;
   }
-  rc = opfs_js_open(zName, (int)(size_t)pFile, flags, &outFlags);
+  rc = storage_js_open(zName, (int)(size_t)pFile, flags, &outFlags);
   if( rc!=SQLITE_OK ){
     lockRelease(p->pLock);
     p->pLock = 0;
     return rc;
   }
   if( pOutFlags ) *pOutFlags = outFlags;
-  p->base.pMethods = &opfsIoMethods;
+  p->base.pMethods = &storageIoMethods;
   return SQLITE_OK;
 }
 
-static int opfsDelete(sqlite3_vfs *pVfs, const char *zName, int syncDir){
+static int storageDelete(sqlite3_vfs *pVfs, const char *zName, int syncDir){
   (void)pVfs;
-  return opfs_js_delete(zName, syncDir);
+  return storage_js_delete(zName, syncDir);
 }
 
-static int opfsAccess(sqlite3_vfs *pVfs, const char *zName, int flags, int *pResOut){
+static int storageAccess(sqlite3_vfs *pVfs, const char *zName, int flags, int *pResOut){
   int r;
   (void)pVfs;
-  r = opfs_js_access(zName, flags);
+  r = storage_js_access(zName, flags);
   if( r<0 ){ *pResOut = 0; return SQLITE_IOERR_ACCESS; }
   *pResOut = r;
   return SQLITE_OK;
 }
 
-static int opfsFullPathname(sqlite3_vfs *pVfs, const char *zName, int nOut, char *zOut){
+static int storageFullPathname(sqlite3_vfs *pVfs, const char *zName, int nOut, char *zOut){
   (void)pVfs;
   /* Never truncate a name into another file's name. */
   if( (int)strlen(zName) + (zName[0]!='/') >= nOut ) return SQLITE_CANTOPEN;
@@ -221,54 +221,55 @@ static int opfsFullPathname(sqlite3_vfs *pVfs, const char *zName, int nOut, char
 
 /* SQLite's PRNG seed.  Without crypto.getRandomValues() there is no seed
 ** worth having: stop (the wasm instance traps) rather than seed with zeros. */
-static int opfsRandomness(sqlite3_vfs *pVfs, int nByte, char *zOut){
+static int storageRandomness(sqlite3_vfs *pVfs, int nByte, char *zOut){
   (void)pVfs;
-  if( opfs_js_random(zOut, nByte)!=0 ) abort();
+  if( storage_js_random(zOut, nByte)!=0 ) abort();
   return nByte;
 }
 
-static int opfsSleep(sqlite3_vfs *pVfs, int microseconds){
+static int storageSleep(sqlite3_vfs *pVfs, int microseconds){
   (void)pVfs;
   return microseconds;   /* a Worker cannot block; SQLite only retries */
 }
 
-static int opfsCurrentTimeInt64(sqlite3_vfs *pVfs, sqlite3_int64 *pNow){
+static int storageCurrentTimeInt64(sqlite3_vfs *pVfs, sqlite3_int64 *pNow){
   (void)pVfs;
   /* Julian day in milliseconds: 2440587.5 days at the Unix epoch. */
-  *pNow = (sqlite3_int64)210866760000000LL + (sqlite3_int64)opfs_js_now();
+  *pNow = (sqlite3_int64)210866760000000LL + (sqlite3_int64)storage_js_now();
   return SQLITE_OK;
 }
 
-static int opfsCurrentTime(sqlite3_vfs *pVfs, double *pNow){
+static int storageCurrentTime(sqlite3_vfs *pVfs, double *pNow){
   sqlite3_int64 t;
-  opfsCurrentTimeInt64(pVfs, &t);
+  storageCurrentTimeInt64(pVfs, &t);
   *pNow = t/86400000.0;
   return SQLITE_OK;
 }
 
-static int opfsGetLastError(sqlite3_vfs *pVfs, int nBuf, char *zBuf){
+static int storageGetLastError(sqlite3_vfs *pVfs, int nBuf, char *zBuf){
   (void)pVfs;
-  return opfs_js_last_error(zBuf, nBuf);
+  return storage_js_last_error(zBuf, nBuf);
 }
 
-/* mxPathname: a full path plus SQLite's suffixes (-journal, -wal,
-** -mjXXXXXX9XX) must fit the 4080 bytes the OPFS pool's file header has
-** for it (PATH_MAX in js/opfs-pool.js). */
-#define OPFS_MAX_PATHNAME 1024
+/* mxPathname, the longest full path SQLite may hand a backend (before it
+** adds a suffix: -journal, -wal, -mjXXXXXX9XX).  A backend that stores
+** paths checks that this plus a suffix fits (the OPFS pool's file header:
+** test/unit/storage.test.mjs measures the limit through SQLite). */
+#define STORAGE_MAX_PATHNAME 1024
 
-static sqlite3_vfs opfsVfs = {
-  2, sizeof(OpfsFile), OPFS_MAX_PATHNAME, 0, OPFS_VFS_NAME, 0,
-  opfsOpen, opfsDelete, opfsAccess, opfsFullPathname,
+static sqlite3_vfs storageVfs = {
+  2, sizeof(StorageFile), STORAGE_MAX_PATHNAME, 0, STORAGE_VFS_NAME, 0,
+  storageOpen, storageDelete, storageAccess, storageFullPathname,
   0, 0, 0, 0,
-  opfsRandomness, opfsSleep, opfsCurrentTime, opfsGetLastError,
-  opfsCurrentTimeInt64,
+  storageRandomness, storageSleep, storageCurrentTime, storageGetLastError,
+  storageCurrentTimeInt64,
   0, 0, 0
 };
 
-int opfs_vfs_register(void){
-  return sqlite3_vfs_register(&opfsVfs, 1);
+int storage_vfs_register(void){
+  return sqlite3_vfs_register(&storageVfs, 1);
 }
 
 /* With SQLITE_OS_OTHER=1 the application supplies these. */
-int sqlite3_os_init(void){ return opfs_vfs_register(); }
+int sqlite3_os_init(void){ return storage_vfs_register(); }
 int sqlite3_os_end(void){ return SQLITE_OK; }

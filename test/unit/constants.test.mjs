@@ -2,7 +2,7 @@
 // package writes down must be the one in build/sqlite/sqlite3.h (the bridge
 // checks the result codes against the wasm at start-up; this covers the
 // open flags and everything else, without a build).
-//   node --test test/node/constants.test.mjs
+//   node --test test/unit/constants.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
