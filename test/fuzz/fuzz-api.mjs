@@ -41,6 +41,7 @@ const browserPrograms = Number(arg('browser-programs', process.env.FUZZ_BROWSER_
 const known = new Set(arg('known', process.env.KNOWN_OPEN ?? '').split(',').filter(Boolean));
 const replay = arg('replay', null);
 const shrinkOn = !flag('no-shrink');
+const maxFailures = Number(arg('max-failures', 3));   // failing programs shrunk and shown per storage
 const WATCHDOG_MS = Number(process.env.FUZZ_WATCHDOG_MS ?? 10000);
 for (const k of known) if (!KNOWN[k]) throw new Error(`unknown KNOWN_OPEN switch ${k} (known: ${Object.keys(KNOWN).join(', ')})`);
 
@@ -88,8 +89,8 @@ function nodeStorage(storage, tag) {
 // ---- one program in lockstep with the oracle: null, or the failure.
 let nameCounter = 0;
 async function runProgram(program, subject, where, stats) {
-  const st = where.storageFor(`p${program.seed}`);
   const name = `fz-${program.seed}-${++nameCounter}.db`;
+  const st = where.storageFor(`p${program.seed}`, name);
   const oracle = new Oracle(SCHEMA, codes);
   let failure = null;
   try {
@@ -151,9 +152,16 @@ function* candidates(groups) {
       const o = g[j];
       const withOp = (no) => put([g.map((x, k) => (k === j ? no : x))]);
       if (o.op === 'tx') {
+        // The transaction's calls made on its parent instead.
+        const onParent = (gs) => gs.map((gg) => gg.map((x) => ({ ...x, h: x.h === o.txh ? o.h : x.h, ...(x.op === 'tx' ? { groups: onParent(x.groups) } : {}) })));
+        if (o.awaitIt === undefined && !o.groups.some((gg) => gg.some((x) => x.awaitIt !== undefined))) yield put([...g.slice(0, j).map((x) => [x]), ...onParent(o.groups), ...g.slice(j + 1).map((x) => [x])]);
         for (const inner of candidates(o.groups)) yield withOp({ ...o, groups: inner });
         if (o.end === 'throw') yield withOp({ ...o, end: 'commit' });
         if (o.propagate) yield withOp({ ...o, propagate: false });
+      }
+      if (o.op === 'exec' && o.sql.includes('; ')) {
+        const parts = o.sql.split('; ');
+        for (let k = 0; k < parts.length; k++) yield withOp({ ...o, sql: parts.filter((_, m) => m !== k).join('; ') });
       }
       if (o.params !== undefined) {
         const ps = dec(o.params);
@@ -182,7 +190,9 @@ function valueSize(v) {
 }
 function size(program) {
   let n = 0;
-  for (const o of allOps(program.groups)) n += 1e7 + (o.params !== undefined ? valueSize(dec(o.params)) : 0) + (o.end === 'throw' ? 1 : 0) + (o.propagate ? 1 : 0);
+  for (const o of allOps(program.groups)) {
+    n += 1e7 + (o.params !== undefined ? valueSize(dec(o.params)) : 0) + (o.end === 'throw' ? 1 : 0) + (o.propagate ? 1 : 0) + (o.sql ? o.sql.length : 0);
+  }
   for (const g of program.groups) n += g.length > 1 ? 1e6 : 0;
   return n;
 }
@@ -229,11 +239,13 @@ async function fuzzOn(where, n) {
   const list = replay ? [JSON.parse(fs.readFileSync(replay, 'utf8')).program] : null;
   for (let i = 0; list ? i < list.length : i < n; i++) {
     if (timeLimit && Date.now() - t0 > timeLimit) break;
+    if (stats.failed >= maxFailures && flag('stop')) break;
     const program = list ? list[i] : generate((seed0 + i) >>> 0, known, { persistent: where.persistent });
     stats.programs++;
     const failure = await runProgram(program, where.subject, where, stats);
     if (!failure) continue;
     stats.failed++;
+    if (stats.failed > maxFailures) { console.log(`     (more failures: not shrunk)`); continue; }
     const shrunk = shrinkOn && !list ? await shrink(program, failure, where.subject, where) : null;
     report(where, program, failure, shrunk);
   }
