@@ -42,6 +42,7 @@ export function faulty(backend, plan) {
       if (typeof v !== 'function') return v;
       if (!METHODS.includes(prop)) return v.bind(target);
       return (...args) => {
+        if (state.paused) return v.apply(target, args);
         counts[prop]++;
         if (!fails(prop)) return v.apply(target, args);
         state.fired++;
@@ -149,10 +150,11 @@ export async function faultSuite(lib, kind, label, check, { stride = 1, timeoutM
   {
     const { db, f } = await openDb(scratch0, null);
     const ctx = {};
-    base.states.push(await dump(db));
+    const snapshot = async () => { f.state.paused = true; base.states.push(await dump(db)); f.state.paused = false; };
+    await snapshot();
     for (const [, step] of STEPS) {
       base.results.push(await step(db, ctx));
-      base.states.push(await dump(db));
+      await snapshot();
     }
     counts = { ...f.state.counts };
     await db.close();
