@@ -13,7 +13,7 @@
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-W=${MUTATE_JS_DIR:-$BUILD/mutate-js}
+W=$(realpath -m "${MUTATE_JS_DIR:-$BUILD/mutate-js}")
 ALL=${MUTATE_ALL:-0}
 TIMEOUT=${MUTATE_TIMEOUT:-300}
 KNOWN=${KNOWN_OPEN:-surrogates,nul-sql,tx-reentry,tx-atomic,collation-throw,stale-changes,close-twice,import-buffers}
