@@ -184,7 +184,7 @@ function writeStmt(r, known, inTx) {
     [3, () => ({ sql: 'INSERT INTO w(s) VALUES (?)', params: [wString(r, known)] })],
     [2, () => ({ sql: `INSERT INTO w(s) VALUES (${literal(r, known)})` })],
     [!known.has('collation-throw') ? 2 : 0, () => ({
-      sql: 'UPDATE w SET n = n + 1 WHERE s COLLATE fzthrow = ?', osql: "UPDATE w SET n = n + 1 WHERE CASE WHEN typeof(s) = 'text' THEN fzeq(s, ?) ELSE 0 END", params: [wString(r, known)],
+      sql: 'UPDATE w SET n = n + 1 WHERE s COLLATE fzthrow = ?', osql: "UPDATE w SET n = n + 1 WHERE CASE WHEN typeof(s) = 'text' THEN fzeq(s, ?) ELSE 0 END", params: [wString(r, known) + (r.chance(0.3) ? '!' : '')],
     })],
     [1, () => ({ sql: 'INSERT INTO t(c) VALUES (zeroblob(?))', params: [r.int(70000)] })],
     [1, () => ({ sql: `CREATE TABLE IF NOT EXISTS x${r.int(3)}(v)` })],
