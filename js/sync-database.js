@@ -7,6 +7,8 @@
 import { createFunction, createAggregate, createCollation } from './functions.js';
 import { ImportStaging, importFrom, pageStream, EXPORT_PAGES_SQL } from './transfer.js';
 import { rows, DATABASE, QUERYABLE, STATEMENT, DELEGATE } from './methods.js';
+import { storageError } from './errors.js';
+import { SQLITE_CANTOPEN } from './constants.js';
 
 // A prepared statement of the synchronous API (better-sqlite3's shape).
 export class SyncStatement {
@@ -129,7 +131,9 @@ export class SyncDatabase {
   // chunk, then finish() or abort().
   async importBegin() {
     this.assertOpen();
-    await this.backend.reserve(2);   // the staging file and its journal
+    try {
+      await this.backend.reserve(2);   // the staging file and its journal
+    } catch (e) { throw storageError(e, SQLITE_CANTOPEN, 'import: the storage cannot make room for the staging file'); }
     return new ImportStaging(this.conn);
   }
 

@@ -9,7 +9,8 @@
 //   const rows = db.query('SELECT * FROM t WHERE x > ?', [1]);
 
 import { createEngine, STATS_FIELDS } from './engine.js';
-import { SqliteError } from './errors.js';
+import { SqliteError, storageError } from './errors.js';
+import { SQLITE_CANTOPEN } from './constants.js';
 import { openStorage } from './storage.js';
 import { SyncDatabase } from './sync-database.js';
 import { DEFAULTS, HEADER_SIZE, POOL_ROOT, opfsAvailable } from './opfs-pool.js';
@@ -30,7 +31,8 @@ export async function open(name, options = {}) {
     const engine = await createEngine(backend, { wasm: options.wasm });
     if (options.observer) engine.setObserver(options.observer);
     conn = engine.open(name);
-    await backend.reserve();   // the main database took a pool file
+    // The main database took a pool file.
+    try { await backend.reserve(); } catch (e) { throw storageError(e, SQLITE_CANTOPEN, 'open: the storage cannot make room'); }
   } catch (e) {
     await backend.close();
     throw e;

@@ -1,0 +1,352 @@
+// The API fuzzer's oracle: better-sqlite3 (a native SQLite, trusted for
+// values and strings) running the same program one call at a time, in
+// the order the package promises (calls in flight at once run in the
+// order they were issued; a call on db made inside a transaction's fn,
+// not awaited there, runs after the transaction).  It converts values to
+// the package's conventions (safe integers as numbers, blobs as
+// Uint8Array) and strings as TextEncoder would send them (lone surrogates
+// become U+FFFD), and mirrors the package's transaction, batch and import
+// rules.  What the package promises beyond better-sqlite3:
+//   - once SQLite (or the SQL itself) ended a transaction inside fn, every
+//     later call of fn fails and transaction() rejects;
+//   - changes is 0 for a statement that changed nothing;
+//   - an op marked alt 'error-ok' may instead fail without any effect
+//     (run inside a savepoint here, rolled back when the subject failed).
+// Expected outcomes: { ok: value } or { err: { code } | { api } | { any } |
+// { name } }; compare() in ./compare.js matches them.
+import fs from 'node:fs';
+import Database from 'better-sqlite3';
+import { fzf, fzcount, fzeq, FzBoom } from './functions.js';
+import { dec } from './program.js';
+
+// SQLite's result code names -> numbers, from sqlite3.h.
+export function resultCodes(header) {
+  const src = fs.readFileSync(header, 'utf8');
+  const codes = {};
+  for (const m of src.matchAll(/#define (SQLITE_[A-Z_]+)\s+(\d+)\b/g)) codes[m[1]] = Number(m[2]);
+  for (const m of src.matchAll(/#define (SQLITE_[A-Z_]+)\s+\((SQLITE_[A-Z]+) \| \((\d+)<<8\)\)/g)) codes[m[1]] = codes[m[2]] | (Number(m[3]) << 8);
+  return codes;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER), MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+
+// A JS value as the package binds it, for better-sqlite3.
+function toO(v) {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? BigInt(v) : v;
+  if (typeof v === 'boolean') return v ? 1n : 0n;
+  if (typeof v === 'string') return v.toWellFormed();
+  if (v instanceof Uint8Array) return Buffer.from(v);
+  if (v instanceof ArrayBuffer) return Buffer.from(new Uint8Array(v));
+  if (ArrayBuffer.isView(v)) return Buffer.from(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+  return v;
+}
+
+// A value from better-sqlite3 as the package returns it.
+function fromO(v) {
+  if (typeof v === 'bigint') return v <= MAX_SAFE && v >= MIN_SAFE ? Number(v) : v;
+  if (Buffer.isBuffer(v)) return new Uint8Array(v);
+  return v;
+}
+const rowFromO = (row) => (Array.isArray(row) ? row.map(fromO) : Object.fromEntries(Object.entries(row).map(([k, v]) => [k, fromO(v)])));
+
+// Parameters for better-sqlite3's run(...args).
+function paramsO(params) {
+  if (params === undefined || params === null) return [];
+  if (Array.isArray(params)) return params.map(toO);
+  return [Object.fromEntries(Object.entries(params).map(([k, v]) => [k.replace(/^[:@$]/, ''), toO(v)]))];
+}
+
+const well = (s) => s.toWellFormed();
+const err = (e) => ({ err: e });
+
+export class Oracle {
+  constructor(schema, codes) {
+    this.codes = codes;
+    this.db = this.fresh();
+    if (schema) this.db.exec(schema);
+    this.slots = {};     // slot -> { sql, owner } (prepared anew on each use)
+    this.images = {};    // export slot -> bytes
+    this.closed = false;
+    this.txs = [];       // transactions of the API in progress, innermost last
+    this.calls = 0;
+  }
+
+  fresh(image) {
+    const d = new Database(image || ':memory:');
+    d.defaultSafeIntegers(true);
+    d.function('fzf', { deterministic: true }, (x) => toO(fzf(fromO(x))));
+    d.function('fzeq', (a, b) => BigInt(fzeq(fromO(a), fromO(b))));
+    d.aggregate('fzcount', { start: 0, step: (acc, x) => fzcount.step(acc, fromO(x)), result: (acc) => toO(fzcount.result(acc)) });
+    return d;
+  }
+
+  // An exception as an expected error.
+  expectError(e) {
+    if (e instanceof Database.SqliteError) {
+      const code = this.codes[e.code];
+      if (code === undefined) throw new Error(`oracle: unknown result code ${e.code}`);
+      return { code };
+    }
+    if (e instanceof FzBoom) return { code: 1 };
+    if (e && (e.name === 'FzAbort' || e.name === 'NoSlot')) return { name: e.name };
+    if (e && e.expected) return e.expected;
+    if (e instanceof TypeError || e instanceof RangeError) return { api: true, message: e.message };
+    throw e;
+  }
+
+  // { changes, lastInsertRowid } of the statement just run, changes 0 when
+  // it changed nothing (stale: it changed nothing, where SQLite's changes()
+  // may still hold an older count).
+  runInfo(before) {
+    const { c, r, tc } = this.db.prepare('SELECT changes() AS c, last_insert_rowid() AS r, total_changes() AS tc').get();
+    const changed = tc !== before;
+    return { info: { changes: changed ? Number(c) : 0, lastInsertRowid: fromO(r) }, stale: !changed };
+  }
+  totalChanges() { return this.db.prepare('SELECT total_changes() AS tc').get().tc; }
+
+  // Run one statement: { rows, info, stale, columns, reader }.
+  statement(sql, params, { rowMode = 'object', want = 'all', stopAfter = null } = {}) {
+    // better-sqlite3 binds no array to ?NNN: each becomes a ? of its own.
+    const numbered = [...sql.matchAll(/\?(\d+)/g)].map((m) => Number(m[1]));
+    if (numbered.length && Array.isArray(params)) {
+      if (params.length !== Math.max(...numbered)) throw new RangeError('wrong number of parameters');
+      sql = sql.replace(/\?\d+/g, '?');
+      params = numbered.map((n) => params[n - 1]);
+    }
+    const st = this.db.prepare(well(sql));
+    const args = paramsO(params);
+    const before = this.totalChanges();
+    let rows = [], row;
+    if (st.reader) {
+      st.raw(rowMode === 'array');
+      if (want === 'get') row = st.get(...args);
+      else if (want === 'iterate') {
+        for (const r of st.iterate(...args)) { if (stopAfter !== null && rows.length >= stopAfter) break; rows.push(r); }
+      } else if (want === 'run') st.run(...args);
+      else rows = st.all(...args);
+    } else {
+      st.run(...args);
+    }
+    const { info, stale } = this.runInfo(before);
+    return {
+      rows: rows.map(rowFromO), row: row === undefined ? undefined : rowFromO(row), info, stale,
+      readonly: st.readonly, columns: st.reader ? st.columns().map((c) => c.name) : [],
+    };
+  }
+
+  // The transaction of the API that handle h belongs to, or null for db.
+  txOf(h) { return this.txs.find((t) => t.txh === h) || null; }
+
+  gone() { return this.txs.length > 0 && !this.db.inTransaction; }
+
+  // The outcome of one op (subject: the subject's outcome of it, for the
+  // ops whose expected outcome depends on it).
+  op(o, subject, deferred) {
+    this.calls++;
+    if (this.closed && o.op !== 'close' && o.op !== 'reopen') return err({ code: 21 });
+    const t = this.txOf(o.h);
+    if (t && (t.ended || t.gone)) return err({ any: true });
+    if (t && this.gone()) { t.gone = true; return err({ any: true }); }
+    if (o.alt === 'error-ok') return this.alt(o, subject, deferred);
+    if (o.op === 'tx') return this.transaction(o);
+    try {
+      return { ok: this.perform(o, deferred) };
+    } catch (e) {
+      return err(this.expectError(e));
+    }
+  }
+
+  // An op that may also fail without effect: run in a savepoint.
+  alt(o, subject, deferred) {
+    const sp = `fz_alt_${this.calls}`;
+    this.db.exec(`SAVEPOINT ${sp}`);
+    let out;
+    try { out = { ok: this.perform(o, deferred) }; } catch (e) { out = err(this.expectError(e)); }
+    if (subject && subject.err) {
+      try { this.db.exec(`ROLLBACK TO ${sp}`); } catch { /* gone with the transaction */ }
+      out = err({ any: true });
+    }
+    try { this.db.exec(`RELEASE ${sp}`); } catch { /* gone with the transaction */ }
+    return out;
+  }
+
+  slotSql(name) {
+    const s = this.slots[name];
+    if (!s) throw Object.assign(new Error('no slot'), { name: 'NoSlot' });
+    if (s.dead) throw Object.assign(new Error(s.dead), { expected: { code: 21 } });
+    return s.osql || s.sql;
+  }
+
+  perform(o, deferred) {
+    const p = o.params === undefined ? undefined : dec(o.params);
+    switch (o.op) {
+      case 'exec': this.db.exec(well(o.osql || o.sql)); return undefined;
+      case 'run': { const r = this.statement(o.osql || o.sql, p, { want: 'run' }); return this.withStale(r.info, r.stale); }
+      case 'query': return this.statement(o.osql || o.sql, p, { rowMode: o.rowMode }).rows;
+      case 'iterate': return this.statement(o.osql || o.sql, p, { rowMode: o.rowMode, want: 'iterate', stopAfter: o.stopAfter }).rows;
+      case 'batch': return this.batch(o);
+      case 'prepare': {
+        delete this.slots[o.slot];
+        const st = this.db.prepare(well(o.osql || o.sql));
+        const t = this.txOf(o.h);
+        this.slots[o.slot] = { sql: o.sql, osql: o.osql, owner: t };
+        if (t) t.slots.push(o.slot);
+        return st.reader ? st.columns().map((c) => c.name) : [];
+      }
+      case 'srun': { const r = this.statement(this.slotSql(o.slot), p, { want: 'run' }); return this.withStale(r.info, r.stale); }
+      case 'sget': return this.statement(this.slotSql(o.slot), p, { rowMode: o.rowMode, want: 'get' }).row;
+      case 'sall': return this.statement(this.slotSql(o.slot), p, { rowMode: o.rowMode }).rows;
+      case 'siterate': return this.statement(this.slotSql(o.slot), p, { want: 'iterate', stopAfter: o.stopAfter }).rows;
+      case 'finalize': {
+        // Finalizing twice, or a statement its transaction finalized, is a
+        // no-op; on a closed database the first finalize() fails.
+        const s = this.slots[o.slot];
+        if (!s) this.slotSql(o.slot);
+        const wasClosed = s.dead === 'database is closed';
+        s.dead = 'statement is finalized';
+        if (wasClosed) throw Object.assign(new Error('closed'), { expected: { code: 21 } });
+        return undefined;
+      }
+      case 'export': this.images[o.slot] = this.db.serialize(); return true;
+      case 'import': {
+        const image = o.from === 'garbage' ? null : this.images[o.from];
+        if (o.from !== 'garbage' && !image) throw Object.assign(new Error('no slot'), { name: 'NoSlot' });
+        if (!image) throw Object.assign(new Error('not a database'), { expected: { code: 26 } });
+        if (this.db.inTransaction) throw Object.assign(new Error('import inside a transaction'), { expected: { code: 21 } });
+        // The subject keeps its connection (the backup API): so does its
+        // last_insert_rowid().
+        const { r } = this.db.prepare('SELECT last_insert_rowid() AS r').get();
+        this.db.close();
+        this.db = this.fresh(image);
+        this.setRowid(r);
+        return 'imported';
+      }
+      case 'close': this.shut(); return undefined;
+      case 'reopen':
+        this.shut();
+        this.closed = false;
+        this.setRowid(0n);   // a new connection
+        return null;
+      default: throw new Error(`oracle: unknown op ${o.op}`);
+    }
+  }
+
+  // Make last_insert_rowid() say r (an insert with that rowid).
+  setRowid(r) {
+    this.db.exec('CREATE TEMP TABLE fz_rowid(x)');
+    this.db.prepare('INSERT INTO fz_rowid(rowid) VALUES (?)').run(r);
+    this.db.exec('DROP TABLE fz_rowid');
+  }
+
+  withStale(info, stale) {
+    if (stale) Object.defineProperty(info, 'stale', { value: true, enumerable: false });
+    return info;
+  }
+
+  // Closing rolls back an open transaction and kills every statement.
+  shut() {
+    if (this.closed) return;
+    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    for (const s of Object.values(this.slots)) s.dead = s.dead || 'database is closed';
+    this.closed = true;
+  }
+
+  // BEGIN, or a savepoint inside a transaction; returns how to end it.
+  begin(name) {
+    if (!this.db.inTransaction) {
+      this.db.exec('BEGIN');
+      return {
+        commit: () => {
+          try { this.db.exec('COMMIT'); } catch (e) { if (this.db.inTransaction) this.db.exec('ROLLBACK'); throw e; }
+        },
+        rollback: () => { if (this.db.inTransaction) this.db.exec('ROLLBACK'); },
+      };
+    }
+    this.db.exec(`SAVEPOINT ${name}`);
+    return {
+      commit: () => this.db.exec(`RELEASE ${name}`),
+      rollback: () => { this.db.exec(`ROLLBACK TO ${name}`); this.db.exec(`RELEASE ${name}`); },
+    };
+  }
+
+  batch(o) {
+    const end = this.begin(`fz_batch_${this.calls}`);
+    const out = [];
+    try {
+      for (const [sql, params, osql] of o.entries.map(([a, b, c]) => [a, dec(b), c])) {
+        const r = this.statement(osql || sql, params, { rowMode: o.rowMode });
+        out.push({ rows: r.rows, ...(r.readonly ? { changes: 0, lastInsertRowid: 0 } : r.info) });
+        if (!r.readonly && r.stale) Object.defineProperty(out[out.length - 1], 'stale', { value: true, enumerable: false });
+      }
+    } catch (e) {
+      end.rollback();
+      throw e;
+    }
+    end.commit();
+    return out;
+  }
+
+  // The API's transaction(fn): fn's groups through the subject's outcomes.
+  transaction(o) {
+    const t = { txh: o.txh, slots: [], gone: false, ended: false, deferred: [] };
+    const end = this.begin(`fz_sp_${this.txs.length}`);
+    this.txs.push(t);
+    let error = null;
+    try {
+      for (const g of o.groups) {
+        const e = this.runGroup(g, t.deferred);
+        if (e && o.propagate) { error = e; break; }
+      }
+      if (!error && o.end === 'throw') error = { name: 'FzAbort' };
+    } finally {
+      this.txs.pop();
+      t.ended = true;
+      for (const s of t.slots) if (this.slots[s]) this.slots[s].dead = 'this transaction has ended';
+    }
+    const gone = t.gone || (!this.db.inTransaction);
+    let result;
+    if (gone) result = err({ any: true });
+    else if (error) { end.rollback(); result = err(error); } else {
+      try { end.commit(); result = { ok: 'done' }; } catch (e) { result = err(this.expectError(e)); }
+    }
+    // Calls on db made inside fn and not awaited there run now.
+    for (const d of t.deferred) this.record(d, this.op(d, this.subject[d.id], null));
+    return result;
+  }
+
+  // The ops of one group in issue order; returns the first error (as an
+  // expected-error object) or null.
+  runGroup(group, deferred) {
+    let first = null;
+    for (const o of group) {
+      if (o.awaitIt === false && deferred) { deferred.push(o); continue; }
+      const out = this.op(o, this.subject[o.id], deferred);
+      this.record(o, out);
+      if (out.err && !first) first = out.err;
+    }
+    return first;
+  }
+
+  record(o, out) { this.expected[o.id] = out; }
+
+  // The expected outcomes of a top-level group, given the subject's.
+  group(group, subjectOutcomes) {
+    this.subject = subjectOutcomes;
+    this.expected = {};
+    this.runGroup(group, null);
+    return this.expected;
+  }
+
+  // The final database: every table's rows, integrity_check.
+  dump() {
+    if (this.closed) return null;
+    const tables = {};
+    for (const { name } of this.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all()) {
+      tables[name] = this.db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).raw(true).all().map(rowFromO);
+    }
+    return { tables, integrity: ['ok'] };
+  }
+
+  close() { this.db.close(); }
+}
