@@ -1,5 +1,7 @@
 // Types of sqlite-tempcrypt's main-thread API (hand-written; checked by tsc).
 
+export * from './constants.js';
+
 /** A value SQLite can store or return. Integers beyond 2^53 are BigInt. */
 export type SqlValue = number | bigint | string | Uint8Array | null;
 /** What a parameter may be bound to (booleans become 0/1). */
@@ -41,6 +43,8 @@ export declare class SqliteError extends Error {
   readonly code: number;
   /** code & 0xff, e.g. 19 for every SQLITE_CONSTRAINT_*. */
   readonly primaryCode: number;
+  /** The name of code, extended names included: 'SQLITE_BUSY', 'SQLITE_CONSTRAINT_UNIQUE' (the exported constants). */
+  readonly codeName: string;
 }
 
 /** tempcrypt's counters (SQLITE_TEMPCRYPT_STATS in src/tempcrypt.h; test/unit/methods.test.mjs holds this list to it). */

@@ -14,6 +14,7 @@ import { AsyncDatabase } from './async-database.js';
 import { connect } from './client.js';
 
 export { SqliteError };
+export * from './constants.js';
 export { Queryable, Transaction, AsyncDatabase as Database, AsyncStatement as Statement } from './async-database.js';
 
 // Open a database.  storage: 'opfs' (default in a browser; an error where

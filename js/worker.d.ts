@@ -4,6 +4,7 @@
 import type { SqlValue, BindValue, Params, Row, ArrayRow, ArrayRowOptions, Storage, StorageChoice, RunResult, TempcryptStats, StoredFile, BatchEntry, BatchResult, ImportSource } from './index.js';
 export type { SqlValue, BindValue, Params, Row, ArrayRow, ArrayRowOptions, QueryOptions, Storage, StorageChoice, RunResult, TempcryptStats, StoredFile, BatchEntry, BatchResult, ImportSource } from './index.js';
 export { SqliteError } from './index.js';
+export * from './constants.js';
 
 /** What the observer sees: every storage call of the VFS under tempcrypt. */
 export interface StorageEvent {

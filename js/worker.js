@@ -15,6 +15,7 @@ import { SyncDatabase } from './sync-database.js';
 import { DEFAULTS, HEADER_SIZE, POOL_ROOT, opfsAvailable } from './opfs-pool.js';
 
 export { SqliteError, STATS_FIELDS, opfsAvailable, HEADER_SIZE, POOL_ROOT };
+export * from './constants.js';
 export { SyncDatabase, SyncStatement } from './sync-database.js';
 export { poolNameOf, probeOpfs, listOpfs, deletePool } from './opfs-backend.js';
 export const LOCK_TIMEOUT_MS = DEFAULTS.lockTimeoutMs;

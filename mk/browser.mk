@@ -62,7 +62,7 @@ BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/storage_vfs.o $(BROWSER)/glue.o 
     $(patsubst %.c,$(BROWSER)/%.o,$(notdir $(TC_SRC)))
 
 .PHONY: browser test-browser
-browser: $(DIST)/sqlite3.mjs $(patsubst js/%,$(DIST)/%,$(BROWSER_JS))
+browser: $(DIST)/sqlite3.mjs $(patsubst js/%,$(DIST)/%,$(BROWSER_JS)) $(DIST)/constants.d.ts
 
 # Objects depend on the flags they were built with.
 $(eval $(call flags_stamp,$(BROWSER)/flags,$$(BROWSER_CFLAGS) $$(BROWSER_SQLITE_OPT) $$(BROWSER_SQLITE_DEFS)))
@@ -95,6 +95,10 @@ $(DIST)/%.js: js/%.js
 $(DIST)/%.d.ts: js/%.d.ts
 	@mkdir -p $(@D)
 	cp $< $@
+# The constants' types, from the one list of values.
+$(DIST)/constants.d.ts: js/constants.js scripts/constants-dts.mjs
+	@mkdir -p $(@D)
+	node scripts/constants-dts.mjs js/constants.js > $@
 
 BROWSERS ?=
 test-browser: browser
