@@ -12,6 +12,7 @@
 import { SqliteError } from './errors.js';
 import { AsyncDatabase } from './async-database.js';
 import { connect } from './client.js';
+import { openName, checkOpenOptions, ASYNC } from './methods.js';
 
 export { SqliteError };
 export * from './constants.js';
@@ -23,6 +24,8 @@ export { Queryable, Transaction, AsyncDatabase as Database, AsyncStatement as St
 // (code SQLITE_BUSY) when another tab holds the same database.  import: a
 // source to replace the database with (see Database.import).
 export async function open(name, options = {}) {
+  name = openName(name);
+  checkOpenOptions(options, ASYNC);
   const { worker = typeof Worker === 'function', import: source, ...rest } = options;
   if (rest.wasm instanceof URL) rest.wasm = rest.wasm.href;
   if (rest.setup instanceof URL) rest.setup = rest.setup.href;

@@ -30,6 +30,8 @@
 // Per-call options: list them in the row's `options` (and read them in
 // SyncDatabase.guard).
 
+import { wellFormed } from './values.js';
+
 export const QUERYABLE = 'queryable', DATABASE = 'database', STATEMENT = 'statement', TEMPCRYPT = 'tempcrypt';
 export const CALL = 'call', LOCAL = 'local', NONE = 'none';
 export const DELEGATE = 'delegate', METHOD = 'method', PROPERTY = 'property';
@@ -80,6 +82,48 @@ export const METHODS = [
   ...internal(DATABASE, NONE, METHOD, 'assertOpen', 'guard', 'limited', 'idle', 'txBegin', 'txEnd', 'cursor', 'importBegin'),
   ...internal(STATEMENT, NONE, METHOD, 'cursor'),
 ];
+
+// Every option of open(), once: which API takes it (BOTH, ASYNC: the
+// main-thread open() only, SYNC: sqlite-tempcrypt/worker's only) and, for
+// the options a storage reads, which (each kind's `options` in its backend
+// file lists the same names: test/unit/methods.test.mjs holds them, the
+// .d.ts files' OpenOptions and WorkerOpenOptions and docs/api.md to this
+// list).  open() refuses any other name.
+export const BOTH = 'both', ASYNC = 'async', SYNC = 'sync';
+export const OPEN_OPTIONS = [
+  { name: 'storage', api: BOTH },
+  { name: 'import', api: BOTH },
+  { name: 'timeoutMs', api: BOTH },
+  { name: 'wasm', api: BOTH },
+  { name: 'lockTimeoutMs', api: BOTH, storage: ['opfs', 'file'] },
+  { name: 'dir', api: BOTH, storage: ['file'] },
+  { name: 'minFree', api: BOTH, storage: ['opfs'] },
+  { name: 'pool', api: BOTH, storage: ['opfs'] },
+  { name: 'worker', api: ASYNC },
+  { name: 'setup', api: ASYNC },
+  { name: 'observer', api: SYNC },
+];
+
+// The database name open() was given, as SQLite and the storage get it
+// (TextEncoder's encoding: a lone surrogate becomes U+FFFD); a name that
+// is not a non-empty string, or holds a NUL (where SQLite's name would
+// end), is a TypeError.
+export function openName(name) {
+  if (typeof name !== 'string' || name === '') throw new TypeError('open(name): name must be a non-empty string');
+  if (name.includes('\0')) throw new TypeError(`open(name): the name ${JSON.stringify(name)} contains a NUL character`);
+  return wellFormed(name);
+}
+
+// Throw a TypeError naming an option of `options` that open() of `api`
+// (ASYNC or SYNC) does not take, and the ones it takes.
+export function checkOpenOptions(options, api) {
+  if (options === null || typeof options !== 'object') throw new TypeError('open(name, options): options must be an object');
+  const known = OPEN_OPTIONS.filter((o) => o.api === BOTH || o.api === api).map((o) => o.name);
+  const unknown = Object.keys(options).filter((k) => !known.includes(k));
+  if (unknown.length) {
+    throw new TypeError(`open(): unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')}; the options are ${known.join(', ')}`);
+  }
+}
 
 // The rows that match every field of `where`.
 export function rows(where) {

@@ -54,7 +54,7 @@ BROWSER_LDFLAGS := $(BROWSER_LINK_OPT) $(BROWSER_WASM_FEATURES) -sEXPORT_ES6=1 -
     -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=16MB -sWASM_BIGINT=1 \
     -sFILESYSTEM=0 -sEXIT_RUNTIME=0 -sINCOMING_MODULE_JS_API=instantiateWasm,print,printErr \
     -sEXPORTED_FUNCTIONS=$(BROWSER_EXPORTS) \
-    -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8 \
+    -sEXPORTED_RUNTIME_METHODS=[] \
     --js-library wasm/browser/storage_library.js --js-library wasm/browser/api_library.js
 
 BROWSER_JS   := $(wildcard js/*.js) js/index.d.ts js/worker.d.ts js/kysely.d.ts

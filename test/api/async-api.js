@@ -5,8 +5,10 @@
 import { open } from '../../dist/index.js';
 import {
   SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_RANGE, SQLITE_MISUSE, SQLITE_CANTOPEN, SQLITE_CONSTRAINT, SQLITE_CONSTRAINT_UNIQUE,
+  SQLITE_ABORT_ROLLBACK,
 } from '../../dist/constants.js';
 import { eq, ok, rejects, sameBytes, readAll, runTests } from './assert.js';
+import { rng, randomString, wellFormed, hexUtf8, sqlLiteral, showString } from './strings.js';
 import { tests as syncTests } from './sync-api.js';
 
 export const tests = {
@@ -203,6 +205,53 @@ export const tests = {
       })));
       eq(both[1] - both[0], 1, 'the second transaction saw the first one\'s row');
       await db.exec('BEGIN; COMMIT');   // no transaction left open
+    } finally { await db.close(); }
+  },
+
+  // Once SQLite has rolled back the transaction of transaction(fn) (here an
+  // OR ROLLBACK conflict that fn catches), every later call of tx fails and
+  // transaction() rejects; nothing runs in autocommit.
+  async transactionGone(storage) {
+    const db = await open(`txgone-${storage}.db`, { storage });
+    try {
+      await db.exec('DROP TABLE IF EXISTS q; CREATE TABLE q(x UNIQUE)');
+      let conflict = null, later = null, nested = null;
+      const e = await rejects(db.transaction(async (tx) => {
+        await tx.run('INSERT INTO q VALUES (1)');
+        try { await tx.run('INSERT OR ROLLBACK INTO q VALUES (1)'); } catch (err) { conflict = err; }
+        try { await tx.run('INSERT INTO q VALUES (2)'); } catch (err) { later = err; }
+        try { await tx.transaction(async (inner) => { await inner.run('INSERT INTO q VALUES (3)'); }); } catch (err) { nested = err; }
+      }), SQLITE_ABORT_ROLLBACK, 'transaction() after SQLite rolled it back');
+      ok(conflict && conflict.code === SQLITE_CONSTRAINT_UNIQUE, `the conflict: ${conflict && conflict.code}`);
+      ok(later && later.code === SQLITE_ABORT_ROLLBACK, `a later call of tx fails: ${later && later.message}`);
+      ok(nested && nested.code === SQLITE_ABORT_ROLLBACK, `a nested transaction fails: ${nested && nested.message}`);
+      ok(/rolled back/.test(e.message), e.message);
+      eq(await db.query('SELECT x FROM q'), [], 'nothing committed');
+      await db.transaction((tx) => tx.run('INSERT INTO q VALUES (5)'));
+      eq(await db.query('SELECT x FROM q'), [{ x: 5 }], 'the next transaction() works');
+    } finally { await db.close(); }
+  },
+
+  // Strings cross to the Worker and into SQLite as TextEncoder encodes
+  // them (lone surrogates -> U+FFFD, nothing else changed).
+  async strings(storage) {
+    const seed = 0xa5e0 + storage.length;
+    const r = rng(seed);
+    const strs = Array.from({ length: 60 }, () => randomString(r));
+    strs.push('a\uD800bc', "x\uD800'; DROP TABLE s; --", '\0a\0');
+    const db = await open(`strings-${storage}.db`, { storage });
+    try {
+      await db.exec('DROP TABLE IF EXISTS s; CREATE TABLE s(i INTEGER PRIMARY KEY, v TEXT)');
+      const ins = await db.prepare('INSERT INTO s(i, v) VALUES (?, ?)');
+      for (const [i, s] of strs.entries()) {
+        const want = wellFormed(s), what = `seed ${seed}, string ${i} ${showString(s)}`;
+        await ins.run([i, s]);
+        eq((await db.query('SELECT v, hex(v) AS h FROM s WHERE i = ?', [i]))[0], { v: want, h: hexUtf8(s) }, `bound value, ${what}`);
+        if (!s.includes('\0')) eq((await db.query(`SELECT ${sqlLiteral(s)} AS v`))[0].v, want, `SQL literal, ${what}`);
+      }
+      eq(await db.query("SELECT count(*) AS n FROM sqlite_schema WHERE name = 's'"), [{ n: 1 }], 'no literal ran as SQL');
+      const e = await rejects(db.query('SELECT 1;\0 SELECT 2'), SQLITE_MISUSE, 'a NUL in SQL text');
+      ok(/NUL/.test(e.message), e.message);
     } finally { await db.close(); }
   },
 
