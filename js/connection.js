@@ -25,6 +25,7 @@ export class Connection {
     this.txMark = 0;             // txEnds() when the outermost of them began
     this.txLost = null;          // the error after which SQLite had ended it
     this.callbackError = null;   // a collation threw during the current step (see step())
+    this.deadline = null;        // the time limit of the call running: { at, ms } (withDeadline)
   }
 
   // rc, unless it is an error: then throw it.
@@ -362,16 +363,24 @@ export class Connection {
 
   // fn() under a time limit of ms (none if falsy): past it, the running
   // statement fails with SQLITE_INTERRUPT and the connection stays usable.
+  // Inside another call's limit (a sync transaction(fn) and the calls of
+  // fn), the nearer of the two applies, and the outer one again after.
   withDeadline(ms, fn) {
-    if (!ms || !this.db) return fn();
-    this.M._tc_set_deadline(this.db, ms);
+    const outer = this.deadline;   // { at, ms }, or null
+    const mine = ms && this.db ? { at: performance.now() + ms, ms } : null;
+    const limit = mine && (!outer || mine.at < outer.at) ? mine : outer;
+    if (limit === outer) return fn();
+    const set = (d) => { if (this.db) this.M._tc_set_deadline(this.db, d ? Math.max(d.at - performance.now(), 0.001) : 0); };
+    this.deadline = limit;
+    set(limit);
     try {
       return fn();
     } catch (e) {
       if (e && e.code === SQLITE_INTERRUPT) e.message = `interrupted: the call ran over its time limit (timeoutMs ${ms})`;
       throw e;
     } finally {
-      if (this.db) this.M._tc_set_deadline(this.db, 0);
+      this.deadline = outer;
+      set(outer);
     }
   }
 

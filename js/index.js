@@ -32,7 +32,7 @@ export async function open(name, options = {}) {
   const client = connect(name, worker);
   try {
     const { storage } = await client.call('open', [name, rest]);
-    const db = new AsyncDatabase(client, name, storage);
+    const db = new AsyncDatabase(client, name, storage, rest.timeoutMs);
     if (source !== undefined) {
       try { await db.import(source); } catch (e) { await db.close().catch(() => {}); throw e; }
     }

@@ -2,7 +2,8 @@
 // Worker in a browser (sync-worker.js), in-process in Node.
 import { open } from '../../dist/worker.js';
 import {
-  SQLITE_MISUSE, SQLITE_NOTADB, SQLITE_CONSTRAINT_UNIQUE, SQLITE_ABORT_ROLLBACK, SQLITE_INTERRUPT, SQLITE_ERROR,
+  SQLITE_MISUSE, SQLITE_NOTADB, SQLITE_CONSTRAINT, SQLITE_CONSTRAINT_UNIQUE, SQLITE_CONSTRAINT_PRIMARYKEY, SQLITE_ABORT_ROLLBACK,
+  SQLITE_INTERRUPT, SQLITE_ERROR, SQLITE_RANGE,
 } from '../../dist/constants.js';
 import { eq, ok, rejects, sameBytes, readAll } from './assert.js';
 import { rng, randomString, wellFormed, hexUtf8, sqlLiteral, showString } from './strings.js';
@@ -395,5 +396,52 @@ export const tests = {
       eq(db.query('SELECT v FROM k'), [{ v: 'imported' }], 'imported');
       eq(db.files.list().filter((f) => f.path && /tcimport-/.test(f.path)), [], 'no staging file left');
     } finally { db.close(); }
+  },
+
+  // Habits of better-sqlite3 and the official API: a statement's parameters
+  // as arguments, per-call options (timeoutMs), err.codeName, exported
+  // constants; unknown per-call options refused.
+  async habits(storage) {
+    const d2 = await open(`sync-habits-${storage}.db`, { storage });
+    try {
+      d2.exec('DROP TABLE IF EXISTS h; CREATE TABLE h(id INTEGER PRIMARY KEY, s TEXT, b BLOB)');
+      const ins = d2.prepare('INSERT INTO h(id, s, b) VALUES (?, ?, ?)');
+      eq(ins.run(1, 'a', new Uint8Array([1])).changes, 1, 'run(1, "a", blob)');
+      eq(ins.run([2, 'b', null]).changes, 1, 'run([...])');
+      eq(d2.query('SELECT b FROM h WHERE id = 1'), [{ b: new Uint8Array([1]) }], 'a blob given as an argument');
+      const one = d2.prepare('SELECT s FROM h WHERE id = ?');
+      eq(one.get(1), { s: 'a' }, 'get(1)');
+      eq(one.get([2]), { s: 'b' }, 'get([2])');
+      eq(one.all(1), [{ s: 'a' }], 'all(1)');
+      eq([...one.iterate(2)], [{ s: 'b' }], 'iterate(2)');
+      eq(one.get(null), undefined, 'get(null) binds NULL');
+      await rejects(() => one.all(2, 'x'), SQLITE_RANGE, 'two arguments for one parameter');
+      const named = d2.prepare('SELECT s FROM h WHERE id = :id');
+      eq(named.get({ id: 1 }, { rowMode: 'array' }), ['a'], 'named object, then options');
+      const spin = 'WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c) SELECT count(*) FROM c';
+      eq(d2.timeoutMs, 0, 'no limit by default');
+      let e = await rejects(() => d2.query(spin, [], { timeoutMs: 30 }), SQLITE_INTERRUPT, 'query with timeoutMs for one call');
+      ok(/timeoutMs 30/.test(e.message), e.message);
+      eq(e.codeName, 'SQLITE_INTERRUPT', 'codeName');
+      await rejects(() => d2.exec(spin, null, { timeoutMs: 30 }), SQLITE_INTERRUPT, 'exec with timeoutMs');
+      await rejects(() => d2.prepare(spin).get(undefined, { timeoutMs: 30 }), SQLITE_INTERRUPT, 'stmt.get with timeoutMs');
+      e = null;
+      try { for (const r of d2.iterate(spin, [], { timeoutMs: 30 })) void r; } catch (err) { e = err; }
+      ok(e && e.code === SQLITE_INTERRUPT, 'iterate with timeoutMs');
+      d2.timeoutMs = 20;
+      eq(d2.query('SELECT 1 AS x', [], { timeoutMs: 0 }), [{ x: 1 }], 'timeoutMs 0 for one call');
+      await rejects(() => d2.query(spin), SQLITE_INTERRUPT, 'db.timeoutMs');
+      d2.timeoutMs = 0;
+      e = await rejects(() => d2.run('INSERT INTO h(id) VALUES (1)'), SQLITE_CONSTRAINT_PRIMARYKEY, 'a constraint');
+      eq([e.codeName, e.primaryCode, e.code], ['SQLITE_CONSTRAINT_PRIMARYKEY', SQLITE_CONSTRAINT, 1555], 'codeName of an extended code');
+      for (const [what, call] of [['query', () => d2.query('SELECT 1', [], { timeout: 5 })], ['run', () => d2.run('SELECT 1', [], { rowMode: 'array' })],
+        ['stmt.all', () => d2.prepare('SELECT 1').all([], { timout: 1 })], ['timeoutMs -1', () => d2.query('SELECT 1', [], { timeoutMs: -1 })],
+        ['db.timeoutMs = "5"', () => { d2.timeoutMs = '5'; }]]) {
+        let te = null;
+        try { call(); } catch (err) { te = err; }
+        ok(te instanceof TypeError, `${what}: a TypeError (${te && te.name}: ${te && te.message})`);
+      }
+      eq(d2.timeoutMs, 0, 'a refused value leaves the limit as it was');
+    } finally { d2.close(); }
   },
 };
