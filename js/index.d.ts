@@ -91,12 +91,16 @@ export interface StoredFile {
 export interface OpenOptions {
   /**
    * Where the database lives.  Default: 'opfs' in a browser (rejects with SQLITE_CANTOPEN where OPFS is
-   * unusable), 'memory' in Node.  'auto' falls back to memory; `db.storage` says what was used.
+   * unusable), 'file' in Node (real files), 'memory' for the name ':memory:'.  'auto' falls back to memory;
+   * `db.storage` says what was used.
    */
   storage?: StorageChoice;
   /** Replace the database by this SQLite file once open (see Database.import). */
   import?: ImportSource;
-  /** storage 'file' (Node): the directory database names are relative to (default: the current directory). */
+  /**
+   * storage 'file' (Node): the directory relative names are in (default: the working directory); an absolute
+   * name is used as given.  Missing parent directories are created.
+   */
   dir?: string;
   /** Where to load sqlite3.wasm from (default: next to the package's JS). */
   wasm?: string | URL;
@@ -113,7 +117,10 @@ export interface OpenOptions {
   setup?: string | URL;
   /** Time limit of each call in ms (default: none); past it the statement fails with SQLITE_INTERRUPT (9). */
   timeoutMs?: number;
-  /** How long open() waits for another tab to close the database before SQLITE_BUSY (default 5000 ms). */
+  /**
+   * How long open() waits for another tab (OPFS) or connection or process (storage 'file') to close the
+   * database before SQLITE_BUSY naming the holder (default 5000 ms; 0: no wait).
+   */
   lockTimeoutMs?: number;
 }
 

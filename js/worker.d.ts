@@ -1,5 +1,5 @@
 // Types of sqlite-tempcrypt/worker: the synchronous API for Workers (and
-// Node with storage 'memory').  Only open() is async.
+// Node).  Only open() and import() are async.
 
 import type {
   SqlValue, BindValue, Params, Row, RowShape, ArrayRow, ArrayRowOptions, ObjectRowOptions, CallOptions, Storage, StorageChoice,
@@ -36,18 +36,18 @@ export interface StorageEvent {
 export type StorageObserver = (event: StorageEvent) => void;
 
 export interface WorkerOpenOptions {
-  /** As in the main-thread API: default 'opfs' in a browser, 'memory' in Node; 'auto' may fall back. */
+  /** As in the main-thread API: default 'opfs' in a browser, 'file' in Node, 'memory' for ':memory:'; 'auto' may fall back. */
   storage?: StorageChoice;
   /** Replace the database by this SQLite file once open. */
   import?: ImportSource;
-  /** storage 'file' (Node): the directory database names are relative to (default: the current directory). */
+  /** storage 'file' (Node): the directory relative names are in (default: the working directory). */
   dir?: string;
   wasm?: string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module;
   minFree?: number;
   pool?: string;
   /** Time limit of each call in ms (default: none; settable later as db.timeoutMs). */
   timeoutMs?: number;
-  /** How long open() waits for another tab to close the database before SQLITE_BUSY (default 5000 ms). */
+  /** How long open() waits for another tab, connection or process to close the database before SQLITE_BUSY (default 5000 ms). */
   lockTimeoutMs?: number;
   /** Observer installed before the database is opened. */
   observer?: StorageObserver;
