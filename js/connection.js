@@ -36,23 +36,19 @@ export class Connection {
 
   // One sqlite3_step(stmt): SQLITE_ROW or SQLITE_DONE, else it throws.
   // A collation that threw during the step (a comparison cannot fail in
-  // SQLite: it interrupted the statement and vetoed its commit, see
-  // ./functions.js) fails it, and what the statement did is undone: an
-  // autocommit write rolls back at the reset (the veto), a write inside a
-  // transaction rolls the transaction back, as SQLite does with any
-  // interrupted write.
+  // SQLite: its commit was vetoed, see callbackFailed) fails it, and what
+  // the statement did is undone: an autocommit write rolls back (at the
+  // step, or at the reset here for one that stopped on a row), a write
+  // inside a transaction rolls the transaction back, as SQLite itself does
+  // when a write fails with SQLITE_INTERRUPT or SQLITE_IOERR.
   step(stmt) {
     const M = this.M;
     const rc = M._sqlite3_step(stmt);
     if (this.callbackError) {
       const e = this.callbackError;
-      try {
-        M._sqlite3_reset(stmt);
-        if (!M._sqlite3_stmt_readonly(stmt) && !M._sqlite3_get_autocommit(this.db)) this.execRaw('ROLLBACK');
-      } finally {
-        this.callbackError = null;
-        this.vetoCommit(false);
-      }
+      this.callbackError = null;
+      try { M._sqlite3_reset(stmt); } finally { this.vetoCommit(false); }
+      if (!M._sqlite3_stmt_readonly(stmt) && !M._sqlite3_get_autocommit(this.db)) this.execRaw('ROLLBACK');
       throw this.noteFailure(e);
     }
     if (rc !== SQLITE_ROW && rc !== SQLITE_DONE) throw this.noteFailure(this.engine.error(this.db, rc));
@@ -60,12 +56,14 @@ export class Connection {
   }
 
   // A callback failed in the statement being stepped (./functions.js):
-  // stop it, veto its commit; step() throws e.
+  // veto its commit; step() throws e once SQLite returns.  The statement is
+  // not interrupted (sqlite3_interrupt would stop every statement running
+  // on the connection, an open cursor too): it runs to its end, each later
+  // comparison answering 0 at once.
   callbackFailed(e) {
     if (this.callbackError) return;
     this.callbackError = e;
     this.vetoCommit(true);
-    this.M._sqlite3_interrupt(this.db);
   }
 
   // Transactions ended on this connection so far; while vetoed, a commit

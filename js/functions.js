@@ -95,9 +95,9 @@ export function createAggregate(conn, name, { start, step, result = (acc) => acc
 }
 
 // compare(a, b) -> negative, 0 or positive, as a collating sequence.  A
-// comparison cannot fail in SQLite: when compare throws, the statement is
-// interrupted and its commit vetoed (Connection.callbackFailed), and the
-// step fails with the error, what the statement did undone
+// comparison cannot fail in SQLite: when compare throws, the statement's
+// commit is vetoed (Connection.callbackFailed) and the step fails with the
+// error once SQLite returns, what the statement did undone
 // (Connection.step); until then the remaining comparisons answer 0
 // without calling compare.
 export function createCollation(conn, name, compare) {

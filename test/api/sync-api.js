@@ -349,6 +349,12 @@ export const tests = {
       eq(rows(), ['a', 'b', 'c'], 'a throwing collation in a transaction: the transaction was undone');
       isError(e, /flaky collation/, 'a throwing collation in a transaction');
       ok(!db.inTransaction, 'no transaction left open');
+      // Other statements running meanwhile are not disturbed (no sqlite3_interrupt).
+      const open1 = db.prepare('SELECT s FROM w ORDER BY rowid').iterate();
+      eq(open1.next().value, { s: 'a' }, 'an iteration is open');
+      e = failure(() => db.query("SELECT s FROM w ORDER BY s COLLATE never"));
+      isError(e, /never compares/, 'a throwing collation while an iteration is open');
+      eq([...open1].map((r) => r.s), ['b', 'c'], 'the open iteration goes on');
       eq(db.query('SELECT s FROM w ORDER BY s COLLATE nocase'), [{ s: 'a' }, { s: 'b' }, { s: 'c' }], 'usable afterwards');
     } finally { db.close(); }
   },
