@@ -232,7 +232,19 @@ export const tests = {
       db.function('f\uD800x', () => 'called');
       eq(db.query('SELECT "f\uFFFDx"() AS v'), [{ v: 'called' }], 'a function name is encoded like the SQL that calls it');
       eq(db.query('SELECT :p\uD800 AS v', { 'p\uD800': 7 }), [{ v: 7 }], 'a parameter name with a lone surrogate');
+      db.collation('c\uDC00', (a, b) => cmp(b, a));
+      eq(db.query("SELECT v FROM s WHERE i IN (300, 301) ORDER BY v COLLATE \"c\uFFFD\"").map((x) => x.v), ["x\uFFFD'; DROP TABLE s; --", 'a\uFFFDbc'], 'a collation name (reversed order)');
     } finally { db.close(); }
+    // A database name: the same database as its TextEncoder encoding (and OPFS's pool name works).
+    const named = await open(`sync-strings-\uD800-${storage}.db`, { storage });
+    try {
+      eq(named.name, `sync-strings-\uFFFD-${storage}.db`, 'db.name');
+      named.exec('DROP TABLE IF EXISTS k; CREATE TABLE k(x); INSERT INTO k VALUES (1)');
+    } finally { await named.close(); }
+    if (storage !== 'memory') {
+      const again = await open(`sync-strings-\uFFFD-${storage}.db`, { storage });
+      try { eq(again.query('SELECT x FROM k'), [{ x: 1 }], 'the same database'); } finally { await again.close(); }
+    }
   },
 
   // A NUL in SQL text is an error at once (it used to spin for ever: the
