@@ -129,6 +129,10 @@ export class Transaction extends Queryable {
     if (!this.active) return Promise.reject(new SqliteError('this transaction has ended', SQLITE_MISUSE));
     return this.parent.send(method, args, transfer);
   }
+
+  // The database's limit; it is set on the database (never silently here).
+  get timeoutMs() { return this.parent.timeoutMs; }
+  set timeoutMs(ms) { throw new TypeError('timeoutMs is set on the database (db.timeoutMs), or per call ({ timeoutMs })'); }
 }
 
 // Once fn has settled: wait for tx's own calls, finalize its statements,
@@ -161,7 +165,9 @@ export class AsyncDatabase extends Queryable {
   files() { return this.call('files'); }
 
   // The time limit of each call in ms (0: none).  Setting it sends it to
-  // the Worker, in order with the calls: those made after it use it.
+  // the Worker, in order with the calls: those made after it use it (set
+  // inside a transaction's fn, once the transaction has ended, as any call
+  // on the database).
   get timeoutMs() { return this.ms; }
   set timeoutMs(ms) {
     checkTimeoutMs(ms);

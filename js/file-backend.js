@@ -21,7 +21,7 @@
 
 import { SQLITE_BUSY, SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB } from './constants.js';
 import { isNode } from './platform.js';
-import { FileLock, describeOwner } from './file-lock.js';
+import { FileLock, describeOwner, readLock, ownerDead, LOCK_SUFFIX } from './file-lock.js';
 import { DEFAULTS } from './opfs-pool.js';
 import { isStagingOf } from './transfer.js';
 
@@ -80,7 +80,12 @@ export class FileBackend {
       throw withCode(new Error(`cannot create the directory ${b.tempDir} for ${main ?? 'temp files'}: ${e.message}`, { cause: e }), SQLITE_CANTOPEN);
     }
     if (main) b.locks.set(main, { lock: await FileLock.acquire(mods.fs, mods.os, mods.path, main, lockTimeoutMs), refs: 1 });
-    b.wipeLeftovers();
+    try {
+      b.wipeLeftovers();
+    } catch (e) {
+      b.close();
+      throw withCode(e, SQLITE_CANTOPEN);
+    }
     return b;
   }
 
@@ -95,15 +100,19 @@ export class FileBackend {
   }
 
   // Left in the temp directory by processes that are gone: temp files (by
-  // the pid in their name) and, when it is the main database's directory,
-  // an import's staging file of that database (we hold its lock: no
-  // import into it runs).
+  // the pid in their name) and an import's staging file of the main
+  // database (we hold its lock: no import into it runs) with its lock.
   wipeLeftovers() {
     const { fs, pathMod } = this;
     for (const f of fs.readdirSync(this.tempDir)) {
       const p = pathMod.join(this.tempDir, f);
       const temp = TEMP_NAME.exec(f);
-      if (temp ? Number(temp[1]) === process.pid || !processGone(Number(temp[1])) : !(this.main && isStagingOf(p, this.main))) continue;
+      const staging = !temp && this.main && isStagingOf(p.endsWith(LOCK_SUFFIX) ? p.slice(0, -LOCK_SUFFIX.length) : p, this.main);
+      if (temp ? Number(temp[1]) === process.pid || !processGone(Number(temp[1])) : !staging) continue;
+      if (staging && p.endsWith(LOCK_SUFFIX)) {
+        const owner = readLock(fs, p);
+        if (!owner || owner.gone || !ownerDead(fs, this.os, owner)) continue;
+      }
       let size = 0;
       try { size = fs.statSync(p).size; fs.rmSync(p, { force: true }); } catch { continue; }
       this.wipedAtOpen.push({ file: p, path: temp ? null : p, flags: 0, size });

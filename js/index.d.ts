@@ -177,6 +177,8 @@ export declare class Statement<R extends RowShape<R> = Row> {
 /** The handle transaction(fn) passes to fn; unusable once the transaction ended. */
 export declare class Transaction extends Queryable {
   readonly active: boolean;
+  /** The database's timeoutMs (set it on the database, or per call). */
+  readonly timeoutMs: number;
 }
 
 export declare class Database extends Queryable {
@@ -186,7 +188,8 @@ export declare class Database extends Queryable {
   readonly closed: boolean;
   /**
    * Time limit of each call in ms (0: none; open()'s timeoutMs at first).  Setting it sends it to the Worker in
-   * order with the calls: the calls made after it use it.  A bad value is a TypeError.
+   * order with the calls: the calls made after it use it (set inside a transaction's fn: once the transaction
+   * ended, like any call on the database).  A bad value is a TypeError.
    */
   timeoutMs: number;
   /** The main database as an SQLite file image (in one piece: see exportStream). */

@@ -296,6 +296,11 @@ export const tests = {
       let te = null;
       try { db.timeoutMs = -5; } catch (err) { te = err; }
       ok(te instanceof TypeError && db.timeoutMs === 0, `db.timeoutMs = -5 is refused: ${te && te.message}`);
+      await db.transaction(async (tx) => {
+        let txe = null;
+        try { tx.timeoutMs = 5; } catch (err) { txe = err; }
+        ok(txe instanceof TypeError && tx.timeoutMs === 0, `tx.timeoutMs = 5 is refused: ${txe && txe.message}`);
+      });
       te = await db.query('SELECT 1', [], { timeout: 5 }).then(() => null, (err) => err);
       ok(te instanceof TypeError && /'timeout'/.test(te.message), `an unknown option of one call is refused: ${te && te.message}`);
       te = await db.run('SELECT 1', [], { rowMode: 'array' }).then(() => null, (err) => err);

@@ -151,7 +151,14 @@ test('a crashed holder (SIGKILL mid-transaction): its lock is taken over, its co
   // A temp file of the dead process, as a crash leaves one (ciphertext whose key died with it).
   const leftover = path.join(dir, `${TEMP_PREFIX}${pid}-7`);
   fs.writeFileSync(leftover, 'x'.repeat(4096));
-  assert.ok(fs.readFileSync(path.join(dir, 'c.db' + LOCK_SUFFIX), 'utf8').includes(`"pid":${pid}`), 'the dead process\'s lock is still there');
+  const deadLock = fs.readFileSync(path.join(dir, 'c.db' + LOCK_SUFFIX), 'utf8');
+  assert.ok(deadLock.includes(`"pid":${pid}`), 'the dead process\'s lock is still there');
+  // And the staging file of an import it was running, with its lock.
+  const staging = path.join(dir, `c.db-tcimport-${'0123456789abcdef'.repeat(2)}`);
+  fs.writeFileSync(staging, 'SQLite format 3\0');
+  fs.writeFileSync(staging + LOCK_SUFFIX, deadLock);
+  const keep = path.join(dir, 'c.db-tcimport-notours');
+  fs.writeFileSync(keep, 'a file of the user');
   const t0 = Date.now();
   const db = await openSync('c.db', { storage: 'file', dir, lockTimeoutMs: 30000 });
   try {
@@ -159,10 +166,10 @@ test('a crashed holder (SIGKILL mid-transaction): its lock is taken over, its co
     assert.deepEqual(db.query('SELECT who, n FROM t'), [{ who: 'committed', n: pid }], 'the committed row, and none of the transaction left open');
     assert.deepEqual(db.query('PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
     assert.ok(fs.readFileSync(path.join(dir, 'c.db' + LOCK_SUFFIX), 'utf8').includes(`"pid":${process.pid}`), 'the lock is ours now');
-    assert.deepEqual(db.files.wipedAtOpen.map((f) => f.file), [leftover], 'the dead process\'s temp file was wiped');
+    assert.deepEqual(db.files.wipedAtOpen.map((f) => f.file).sort(), [leftover, staging, staging + LOCK_SUFFIX].sort(), 'the dead process\'s temp file and staging file were wiped');
     assert.ok(!fs.existsSync(leftover));
   } finally { await db.close(); }
-  assert.deepEqual(fs.readdirSync(dir).sort(), ['c.db'], 'nothing else left');
+  assert.deepEqual(fs.readdirSync(dir).sort(), ['c.db', 'c.db-tcimport-notours'], 'nothing else left, a file of the user kept');
 });
 
 test('openers racing for a free database and for a dead holder\'s lock: exactly one wins each round', async () => {
