@@ -7,7 +7,10 @@
 import { SqliteError, closedError } from './errors.js';
 import { SQLITE_MISUSE } from './constants.js';
 import { importFrom, pageStream, EXPORT_PAGES_SQL } from './transfer.js';
-import { rows, messageOf, wireArgs, QUERYABLE, DATABASE, STATEMENT, TEMPCRYPT, CALL } from './methods.js';
+import {
+  rows, rowOf, messageOf, wireArgs, callOptions, statementArgs, checkTimeoutMs, QUERYABLE, DATABASE, STATEMENT, TEMPCRYPT,
+  CALL, ASYNC,
+} from './methods.js';
 
 // Rows fetched per message by iterate() unless its pageSize says otherwise.
 const ROWS_PER_MESSAGE = 256;
@@ -39,9 +42,10 @@ export class Queryable {
   }
 
   // Rows fetched pageSize at a time from a cursor held in the Worker.
-  async * iterate(sql, params, options = {}) {
-    const id = await this.call('cursorOpen', sql, params, { rowMode: options.rowMode });
-    yield* pages(this, id, options.pageSize);
+  async * iterate(sql, params, options) {
+    const { rowMode, timeoutMs, pageSize } = callOptions(rowOf(QUERYABLE, 'iterate'), options, ASYNC) ?? {};
+    const id = await this.call('cursorOpen', sql, params, { rowMode, timeoutMs });
+    yield* pages(this, id, pageSize);
   }
 
   // fn(tx) with only tx running statements until it settles (other calls
@@ -98,9 +102,11 @@ export class AsyncStatement {
     return this.owner.call(method, this.id, ...args);
   }
   columns() { return this.names.slice(); }
-  async * iterate(params, options = {}) {
-    const cursor = await this.call('stmtOpen', params, { rowMode: options.rowMode });
-    yield* pages(this.owner, cursor, options.pageSize);
+  async * iterate(...args) {
+    const [params, options] = statementArgs(args);
+    const { rowMode, timeoutMs, pageSize } = callOptions(rowOf(STATEMENT, 'iterate'), options, ASYNC) ?? {};
+    const cursor = await this.call('stmtOpen', params, { rowMode, timeoutMs });
+    yield* pages(this.owner, cursor, pageSize);
   }
   async finalize() {
     if (this.finalized) return;
@@ -123,6 +129,10 @@ export class Transaction extends Queryable {
     if (!this.active) return Promise.reject(new SqliteError('this transaction has ended', SQLITE_MISUSE));
     return this.parent.send(method, args, transfer);
   }
+
+  // The database's limit; it is set on the database (never silently here).
+  get timeoutMs() { return this.parent.timeoutMs; }
+  set timeoutMs(ms) { throw new TypeError('timeoutMs is set on the database (db.timeoutMs), or per call ({ timeoutMs })'); }
 }
 
 // Once fn has settled: wait for tx's own calls, finalize its statements,
@@ -134,11 +144,12 @@ async function endTransaction(tx) {
 }
 
 export class AsyncDatabase extends Queryable {
-  constructor(client, name, storage) {
+  constructor(client, name, storage, timeoutMs = 0) {
     super();
     this.client = client;
     this.name = name;
     this.storage = storage;
+    this.ms = timeoutMs;
     this.closed = false;
     this.tempcrypt = {};
     for (const m of rows({ layer: TEMPCRYPT, async: CALL })) {
@@ -152,6 +163,18 @@ export class AsyncDatabase extends Queryable {
   }
 
   files() { return this.call('files'); }
+
+  // The time limit of each call in ms (0: none).  Setting it sends it to
+  // the Worker, in order with the calls: those made after it use it (set
+  // inside a transaction's fn, once the transaction has ended, as any call
+  // on the database).
+  get timeoutMs() { return this.ms; }
+  set timeoutMs(ms) {
+    checkTimeoutMs(ms);
+    if (this.closed) throw closedError();
+    this.ms = ms;
+    this.call('timeoutMs', ms).catch(() => {});   // fails only once closed: nothing left to limit
+  }
 
   // Replace the database by an SQLite file, sent in chunks; checked and
   // copied in one transaction by the Worker (on error nothing changes).
@@ -178,7 +201,8 @@ export class AsyncDatabase extends Queryable {
   // The database file as a stream of chunks (pagesPerChunk pages each),
   // read in one read transaction; other calls wait until it is read to the
   // end or cancelled.
-  exportStream({ pagesPerChunk = 256 } = {}) {
+  exportStream(options) {
+    const { pagesPerChunk = 256 } = callOptions(rowOf(DATABASE, 'exportStream'), options, ASYNC) ?? {};
     let release = null, id = null, aborted = false;
     const streamClosed = () => new SqliteError('exportStream: the database was closed', SQLITE_MISUSE);
     const finish = async (early) => {
@@ -227,6 +251,10 @@ export class AsyncDatabase extends Queryable {
 const PROTOTYPES = { [QUERYABLE]: Queryable.prototype, [DATABASE]: AsyncDatabase.prototype, [STATEMENT]: AsyncStatement.prototype };
 for (const [layer, proto] of Object.entries(PROTOTYPES)) {
   for (const m of rows({ layer, async: CALL })) {
-    proto[m.name] = function (...args) { return this.call(messageOf(m), ...wireArgs(m, args)); };
+    proto[m.name] = function (...args) {
+      let wire;
+      try { wire = wireArgs(m, args); } catch (e) { return Promise.reject(e); }
+      return this.call(messageOf(m), ...wire);
+    };
   }
 }

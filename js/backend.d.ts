@@ -29,6 +29,12 @@ export interface BackendHandle {
 export interface StorageBackend<H extends BackendHandle = BackendHandle> {
   /** The name of its StorageKind: 'memory' | 'opfs' | 'file' */
   readonly kind: string;
+  /**
+   * SQLite's full path name of a database name (the VFS's xFullPathname; every name xOpen, xDelete and
+   * xAccess get comes from it, or from it plus a suffix such as -journal).  Optional: without it a name is
+   * put under "/" ("app.db" -> "/app.db").  Storage 'file' gives real absolute paths.
+   */
+  xFullPathname?(name: string): string;
   /** Bytes the backend stores before each file's data (the OPFS pool's header; else 0). */
   readonly headerSize: number;
   /**

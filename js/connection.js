@@ -5,32 +5,71 @@
 import { SqliteError, closedError } from './errors.js';
 import {
   SQLITE_OK, SQLITE_ROW, SQLITE_DONE, SQLITE_NOMEM, SQLITE_MISUSE, SQLITE_RANGE, SQLITE_INTERRUPT,
-  SQLITE_PREPARE_PERSISTENT,
+  SQLITE_ABORT_ROLLBACK, SQLITE_PREPARE_PERSISTENT,
 } from './constants.js';
-import { toSqlite, BIND, fromInt64 } from './values.js';
+import { toSqlite, BIND, fromInt64, wellFormed, cstringAt } from './values.js';
 import { Statement, rowModeOf } from './statement.js';
 
 export class Connection {
-  constructor(engine, db, name) {
+  // watch: two ints of wasm memory the commit and rollback hooks of db
+  // use (wasm/browser/glue.c, tc_watch_transactions): [0] counts the
+  // transactions that ended, [1] vetoes commits while set.
+  constructor(engine, db, name, watch) {
     this.engine = engine;
     this.M = engine.M;
     this.db = db;
     this.name = name;
+    this.watch = watch;
     this.stmts = new Set();      // live prepared statements
-    this.txStack = [];           // transactions begun by txBegin()
-    this.callbackError = null;   // thrown by a collation, reported by check()
+    this.txStack = [];           // transactions begun by txBegin(): null (BEGIN) or a savepoint's name
+    this.txMark = 0;             // txEnds() when the outermost of them began
+    this.txLost = null;          // the error after which SQLite had ended it
+    this.callbackError = null;   // a collation threw during the current step (see step())
+    this.deadline = null;        // the time limit of the call running: { at, ms } (withDeadline)
   }
 
-  // rc, unless it is an error (or a callback failed): then throw it.
+  // rc, unless it is an error: then throw it.
   check(rc) {
-    if (this.callbackError) {
-      const e = this.callbackError;
-      this.callbackError = null;
-      throw e;
-    }
     if (rc !== SQLITE_OK && rc !== SQLITE_ROW && rc !== SQLITE_DONE) throw this.engine.error(this.db, rc);
     return rc;
   }
+
+  // One sqlite3_step(stmt): SQLITE_ROW or SQLITE_DONE, else it throws.
+  // A collation that threw during the step (a comparison cannot fail in
+  // SQLite: its commit was vetoed, see callbackFailed) fails it, and what
+  // the statement did is undone: an autocommit write rolls back (at the
+  // step, or at the reset here for one that stopped on a row), a write
+  // inside a transaction rolls the transaction back, as SQLite itself does
+  // when a write fails with SQLITE_INTERRUPT or SQLITE_IOERR.
+  step(stmt) {
+    const M = this.M;
+    const rc = M._sqlite3_step(stmt);
+    if (this.callbackError) {
+      const e = this.callbackError;
+      this.callbackError = null;
+      try { M._sqlite3_reset(stmt); } finally { this.vetoCommit(false); }
+      if (!M._sqlite3_stmt_readonly(stmt) && !M._sqlite3_get_autocommit(this.db)) this.execRaw('ROLLBACK');
+      throw this.noteFailure(e);
+    }
+    if (rc !== SQLITE_ROW && rc !== SQLITE_DONE) throw this.noteFailure(this.engine.error(this.db, rc));
+    return rc;
+  }
+
+  // A callback failed in the statement being stepped (./functions.js):
+  // veto its commit; step() throws e once SQLite returns.  The statement is
+  // not interrupted (sqlite3_interrupt would stop every statement running
+  // on the connection, an open cursor too): it runs to its end, each later
+  // comparison answering 0 at once.
+  callbackFailed(e) {
+    if (this.callbackError) return;
+    this.callbackError = e;
+    this.vetoCommit(true);
+  }
+
+  // Transactions ended on this connection so far; while vetoed, a commit
+  // becomes a rollback.
+  txEnds() { return this.M.HEAP32[this.watch >> 2]; }
+  vetoCommit(on) { this.M.HEAP32[(this.watch >> 2) + 1] = on ? 1 : 0; }
 
   assertOpen() {
     if (!this.db) throw closedError();
@@ -42,20 +81,32 @@ export class Connection {
     const rc = this.M._sqlite3_prepare_v3(this.db, cur, end - cur, flags, pp, pp + 4);
     const out = [this.engine.i32(pp), this.engine.i32(pp + 4)];
     this.check(rc);
+    if (out[1] <= cur) {   // never loop in place (withSql keeps NULs out, the one known cause)
+      if (out[0]) this.M._sqlite3_finalize(out[0]);
+      throw new SqliteError('SQLite did not move past a point of the SQL text', SQLITE_MISUSE);
+    }
     return out;
   }
 
-  // fn(zSql, end, pp) over a C copy of sql and pointer scratch.
+  // fn(zSql, end, pp) over a C copy of sql and pointer scratch.  SQL text
+  // with a NUL is refused: SQLite's SQL ends at the first NUL, and what
+  // follows would be dropped without a word.
   withSql(sql, fn) {
+    if (typeof sql !== 'string') throw new TypeError('sql must be a string');
+    const nul = sql.indexOf('\0');
+    if (nul >= 0) {
+      throw new SqliteError(`SQL text contains a NUL character (U+0000, at index ${nul}), where SQLite's SQL would end; pass such text as a bound parameter`, SQLITE_MISUSE);
+    }
     return this.engine.withCString(sql, (zSql, n) => this.engine.withScratch(8, (pp) => fn(zSql, zSql + n, pp)));
   }
 
   // Run sql through a callback per statement (each finalized after it).
-  forEachStatement(sql, onStmt) {
+  forEachStatement(sql, onStmt, raw = false) {
     this.assertOpen();
     this.withSql(sql, (zSql, end, pp) => {
       let cur = zSql;
       while (cur < end) {
+        if (!raw) this.assertTx();
         const [stmt, tail] = this.prepareAt(cur, end, 0, pp);
         cur = tail;
         if (!stmt) continue;   // whitespace or comment
@@ -64,10 +115,10 @@ export class Connection {
     });
   }
 
-  // A Statement for sql, which must hold exactly one statement.
-  prepare(sql, { persistent = true } = {}) {
+  // A Statement for sql, which must hold exactly one statement (several:
+  // what the error says to use instead).
+  prepare(sql, { persistent = true, several = 'use exec() or batch() for several' } = {}) {
     this.assertOpen();
-    if (typeof sql !== 'string') throw new TypeError('sql must be a string');
     const M = this.M;
     return this.withSql(sql, (zSql, end, pp) => {
       let [stmt, cur] = this.prepareAt(zSql, end, persistent ? SQLITE_PREPARE_PERSISTENT : 0, pp);
@@ -77,7 +128,7 @@ export class Connection {
           const [next, tail] = this.prepareAt(cur, end, 0, pp);
           if (next) {
             M._sqlite3_finalize(next);
-            throw new SqliteError('this call takes exactly one statement (use exec() or batch() for several)', SQLITE_MISUSE);
+            throw new SqliteError(`this call takes exactly one statement (${several})`, SQLITE_MISUSE);
           }
           cur = tail;
         }
@@ -91,8 +142,8 @@ export class Connection {
   }
 
   // Run fn over a one-off statement for sql.
-  withStatement(sql, fn) {
-    const st = this.prepare(sql, { persistent: false });
+  withStatement(sql, fn, several) {
+    const st = this.prepare(sql, { persistent: false, several });
     try { return fn(st); } finally { st.finalize(); }
   }
 
@@ -113,17 +164,31 @@ export class Connection {
     for (let i = 1; i <= n; i++) {
       const pName = M._sqlite3_bind_parameter_name(stmt, i);
       if (!pName) throw new SqliteError(`parameter ${i} is positional; pass params as an array`, SQLITE_RANGE);
-      const full = M.UTF8ToString(pName);
-      const key = Object.prototype.hasOwnProperty.call(params, full) ? full : full.slice(1);
-      if (!Object.prototype.hasOwnProperty.call(params, key)) throw new SqliteError(`no value for parameter ${full}`, SQLITE_RANGE);
+      const full = cstringAt(M, pName);
+      const key = keyOf(params, full);
+      if (key === undefined) throw new SqliteError(`no value for parameter ${full}`, SQLITE_RANGE);
       this.check(toSqlite(this.engine, BIND, stmt, i, params[key]));
     }
   }
 
-  exec(sql) {
+  // Run the statements of sql; with params, sql is one statement and they
+  // are bound to it.
+  exec(sql, params) {
+    if (params !== undefined && params !== null) {
+      this.withStatement(sql, (st) => st.run(params), 'exec() binds params to one statement; use batch() for several');
+      return;
+    }
     this.forEachStatement(sql, (stmt) => {
-      while (this.check(this.M._sqlite3_step(stmt)) !== SQLITE_DONE) { /* next row */ }
+      while (this.step(stmt) !== SQLITE_DONE) { /* next row */ }
     });
+  }
+
+  // exec() of the API's own transaction control (no check that the API's
+  // transaction is still there: these end it).
+  execRaw(sql) {
+    this.forEachStatement(sql, (stmt) => {
+      while (this.step(stmt) !== SQLITE_DONE) { /* next row */ }
+    }, true);
   }
 
   // Rows of a single statement (objects, or arrays with rowMode 'array').
@@ -135,40 +200,90 @@ export class Connection {
     return this.withStatement(sql, (st) => st.run(params));
   }
 
-  runResult() {
+  // Changes made so far by every statement (sqlite3_total_changes64): a
+  // statement's run result is taken against this.
+  totalChanges() { return this.M._sqlite3_total_changes64(this.db); }
+
+  // What a statement did, given totalChanges() before it: the rows it
+  // changed (0 when it changed none, as better-sqlite3 says: SQLite's
+  // sqlite3_changes() keeps the count of the last statement that changed
+  // rows) and the last rowid inserted.
+  runResult(before) {
     const M = this.M;
-    return { changes: Number(M._sqlite3_changes64(this.db)), lastInsertRowid: fromInt64(M._sqlite3_last_insert_rowid(this.db)) };
+    const changes = M._sqlite3_total_changes64(this.db) === before ? 0 : Number(M._sqlite3_changes64(this.db));
+    return { changes, lastInsertRowid: fromInt64(M._sqlite3_last_insert_rowid(this.db)) };
+  }
+
+  // ---- Transactions across calls (the main thread's transaction(), and
+  // the sync one): txBegin() then txEnd(commit).  SQLite may end the
+  // transaction on its own (a rollback after OR ROLLBACK, SQLITE_FULL, an
+  // interrupted write), and SQL run inside it may end it (COMMIT,
+  // ROLLBACK); from then on every statement is refused until txEnd(),
+  // since it would run in autocommit and stay whatever transaction()
+  // reports.  The commit and rollback hooks count ended transactions
+  // (txEnds), so a transaction ended and another begun by SQL is seen too.
+
+  // Whether the outermost txBegin()'s transaction has ended.
+  txGone() {
+    return this.M._sqlite3_get_autocommit(this.db) !== 0 || this.txEnds() !== this.txMark;
+  }
+
+  // Refuse a statement while a txBegin()'s transaction is gone.
+  assertTx() {
+    if (this.txStack.length && this.txGone()) throw this.txGoneError();
+  }
+
+  txGoneError() {
+    const why = this.txLost ? ` by SQLite after a statement failed (${this.txLost})` : ', or ended by SQL run inside it';
+    return new SqliteError(`the transaction was rolled back${why}: nothing more runs in it, and it cannot commit`, SQLITE_ABORT_ROLLBACK);
+  }
+
+  // e (a statement's error), noted when the transaction is gone after it.
+  noteFailure(e) {
+    if (this.txStack.length && this.txLost === null && this.txGone()) this.txLost = e.message;
+    return e;
   }
 
   // Begin a transaction, or a savepoint inside one.
   txBegin() {
     this.assertOpen();
+    this.assertTx();
+    let name = null;
     if (this.M._sqlite3_get_autocommit(this.db)) {
-      this.exec('BEGIN');
-      this.txStack.push(null);
+      this.execRaw('BEGIN');
     } else {
-      const name = `tc_sp_${this.txStack.length}`;
-      this.exec(`SAVEPOINT ${name}`);
-      this.txStack.push(name);
+      name = `tc_sp_${this.txStack.length}`;
+      this.execRaw(`SAVEPOINT ${name}`);
     }
+    if (this.txStack.length === 0) {
+      this.txMark = this.txEnds();
+      this.txLost = null;
+    }
+    this.txStack.push(name);
   }
 
   // End the innermost txBegin(): commit (release) or roll back.  A commit
-  // that fails rolls back and throws.
+  // that fails rolls back and throws; so does one of a transaction that is
+  // gone (SQLITE_ABORT_ROLLBACK).
   txEnd(commit) {
     this.assertOpen();
     if (this.txStack.length === 0) throw new SqliteError('no transaction begun by the API is open', SQLITE_MISUSE);
+    const gone = this.txGone() ? this.txGoneError() : null;
     const name = this.txStack.pop();
-    const open = () => this.M._sqlite3_get_autocommit(this.db) === 0;
+    if (this.txStack.length === 0) this.txLost = null;
+    if (gone) {
+      if (commit) throw gone;
+      return;
+    }
     if (name === null) {
       if (commit) {
-        try { this.exec('COMMIT'); } catch (e) { if (open()) this.exec('ROLLBACK'); throw e; }
-      } else if (open()) {
-        this.exec('ROLLBACK');
+        try { this.execRaw('COMMIT'); } catch (e) { if (this.inTransaction) this.execRaw('ROLLBACK'); throw e; }
+      } else {
+        this.execRaw('ROLLBACK');
       }
-    } else if (open()) {
-      if (!commit) this.exec(`ROLLBACK TO ${name}`);
-      this.exec(`RELEASE ${name}`);
+    } else {
+      if (!commit) this.execRaw(`ROLLBACK TO ${name}`);
+      this.execRaw(`RELEASE ${name}`);
     }
   }
 
@@ -199,8 +314,9 @@ export class Connection {
       const [sql, params] = typeof entry === 'string' ? [entry, undefined] : entry;
       try {
         return this.withStatement(sql, (st) => {
+          const before = this.totalChanges();
           const rows = st.all(params, { rowMode: mode });
-          const res = st.readonly ? { changes: 0, lastInsertRowid: 0 } : this.runResult();
+          const res = st.readonly ? { changes: 0, lastInsertRowid: 0 } : this.runResult(before);
           return { rows, ...res };
         });
       } catch (e) {
@@ -245,16 +361,24 @@ export class Connection {
 
   // fn() under a time limit of ms (none if falsy): past it, the running
   // statement fails with SQLITE_INTERRUPT and the connection stays usable.
+  // Inside another call's limit (a sync transaction(fn) and the calls of
+  // fn), the nearer of the two applies, and the outer one again after.
   withDeadline(ms, fn) {
-    if (!ms || !this.db) return fn();
-    this.M._tc_set_deadline(this.db, ms);
+    const outer = this.deadline;   // { at, ms }, or null
+    const mine = ms && this.db ? { at: performance.now() + ms, ms } : null;
+    const limit = mine && (!outer || mine.at < outer.at) ? mine : outer;
+    if (limit === outer) return fn();
+    const set = (d) => { if (this.db) this.M._tc_set_deadline(this.db, d ? Math.max(d.at - performance.now(), 0.001) : 0); };
+    this.deadline = limit;
+    set(limit);
     try {
       return fn();
     } catch (e) {
       if (e && e.code === SQLITE_INTERRUPT) e.message = `interrupted: the call ran over its time limit (timeoutMs ${ms})`;
       throw e;
     } finally {
-      if (this.db) this.M._tc_set_deadline(this.db, 0);
+      this.deadline = outer;
+      set(outer);
     }
   }
 
@@ -265,5 +389,17 @@ export class Connection {
     const rc = this.M._sqlite3_close_v2(this.db);
     if (rc !== SQLITE_OK) throw this.engine.error(this.db, rc);
     this.db = 0;
+    this.M._free(this.watch);
+    this.watch = 0;
   }
+}
+
+// The key of params that holds the value of parameter name (':x', '@x' or
+// '$x'): the name with or without its prefix, else a key that is one of
+// these once encoded as SQLite has it (a lone surrogate becomes U+FFFD in
+// the SQL as in the key).
+function keyOf(params, name) {
+  const names = [name, name.slice(1)];
+  const own = names.find((n) => Object.prototype.hasOwnProperty.call(params, n));
+  return own ?? Object.keys(params).find((k) => names.includes(wellFormed(k)));
 }

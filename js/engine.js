@@ -12,6 +12,7 @@ import * as C from './constants.js';
 import { SQLITE_OK, SQLITE_NOMEM, SQLITE_OPEN_READONLY, SQLITE_OPEN_READWRITE, SQLITE_OPEN_CREATE, SQLITE_OPEN_EXRESCODE } from './constants.js';
 import { isNode } from './platform.js';
 import { Connection } from './connection.js';
+import { utf8Length, utf8Into, cstringAt } from './values.js';
 
 // tempcrypt's counter names, in order, as the C library has them
 // (SQLITE_TEMPCRYPT_STATS in src/tempcrypt.h): filled by the first engine.
@@ -57,9 +58,9 @@ export async function createEngine(backend, { wasm } = {}) {
   })]);
   M.storage.init(backend, C, storageCode);
   const rc = M._tc_init();
-  if (rc !== SQLITE_OK) throw new SqliteError(`cannot initialize SQLite/tempcrypt: ${M.UTF8ToString(M._sqlite3_errstr(rc))}`, rc);
+  if (rc !== SQLITE_OK) throw new SqliteError(`cannot initialize SQLite/tempcrypt: ${cstringAt(M, M._sqlite3_errstr(rc))}`, rc);
   if (STATS_FIELDS.length === 0) {
-    for (let i = 0; i < M._tc_stat_count(); i++) STATS_FIELDS.push(M.UTF8ToString(M._tc_stat_name(i)));
+    for (let i = 0; i < M._tc_stat_count(); i++) STATS_FIELDS.push(cstringAt(M, M._tc_stat_name(i)));
   }
   return new Engine(M, backend);
 }
@@ -83,12 +84,12 @@ export class Engine {
     return p;
   }
 
-  // Allocate a NUL-terminated UTF-8 copy of s; returns [ptr, nBytes].
+  // Allocate a NUL-terminated UTF-8 copy of s (./values.js: utf8Into);
+  // returns [ptr, nBytes].
   cstr(s) {
-    const M = this.M;
-    const n = M.lengthBytesUTF8(s);
+    const n = utf8Length(s);
     const p = this.malloc(n + 1);
-    M.stringToUTF8(s, p, n + 1);
+    utf8Into(this.M, s, p, n);
     return [p, n];
   }
 
@@ -122,18 +123,26 @@ export class Engine {
     });
   }
 
+  // A Connection to database `name`, its transactions watched (the
+  // commit and rollback hooks of glue.c, over two ints it owns).
   open(name, { readOnly = false } = {}) {
     const M = this.M;
     return this.withCString(name, (zName) => this.withScratch(4, (pDb) => {
       const flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_EXRESCODE;
       const rc = M._sqlite3_open_v2(zName, pDb, flags, 0);
       const db = this.i32(pDb);
-      if (rc !== SQLITE_OK) {
-        const err = this.error(db, rc);
+      let watch = 0;
+      try {
+        if (rc !== SQLITE_OK) throw this.error(db, rc);
+        watch = this.malloc(8);
+        M.HEAP32.fill(0, watch >> 2, (watch >> 2) + 2);
+        M._tc_watch_transactions(db, watch);
+        return new Connection(this, db, name, watch);
+      } catch (e) {
         if (db) M._sqlite3_close_v2(db);
-        throw err;
+        if (watch) M._free(watch);
+        throw e;
       }
-      return new Connection(this, db, name);
     }));
   }
 
@@ -143,7 +152,7 @@ export class Engine {
   error(db, rc) {
     const M = this.M;
     const code = (db ? M._sqlite3_extended_errcode(db) : rc) || rc;
-    let msg = db ? M.UTF8ToString(M._sqlite3_errmsg(db)) : M.UTF8ToString(M._sqlite3_errstr(rc));
+    let msg = cstringAt(M, db ? M._sqlite3_errmsg(db) : M._sqlite3_errstr(rc));
     const e = this.bridge.takeFailure(code);
     if (e) msg += ` (storage: ${e.name && e.name !== 'Error' ? e.name + ': ' : ''}${e.message || e})`;
     return new SqliteError(msg, code, e ? { cause: e } : undefined);

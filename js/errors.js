@@ -4,7 +4,7 @@
 // and message and the backend's exception as its `cause`, and the Worker
 // sends it to the main thread as plain data (toWire) that the caller gets
 // back as the same SqliteError, cause included (fromWire).
-import { SQLITE_MISUSE, SQLITE_FULL } from './constants.js';
+import { SQLITE_MISUSE, SQLITE_FULL, RESULT_CODE_NAMES } from './constants.js';
 
 export class SqliteError extends Error {
   // code: SQLite's extended result code.  options.cause: what failed
@@ -14,7 +14,14 @@ export class SqliteError extends Error {
     this.name = 'SqliteError';
     this.code = code;
     this.primaryCode = code & 0xff;
+    this.codeName = codeName(code);
   }
+}
+
+// The name of a result code ('SQLITE_CONSTRAINT_UNIQUE'); an extended code
+// SQLite does not define gets its primary code's name.
+export function codeName(code) {
+  return RESULT_CODE_NAMES.get(code) ?? RESULT_CODE_NAMES.get(code & 0xff) ?? 'SQLITE_UNKNOWN';
 }
 
 // A call on a closed database: thrown by the engine (Connection.assertOpen),

@@ -1,15 +1,32 @@
-// Storage 'file' (Node): the backend contract of ./backend.d.ts over
-// node:fs.  Database names are paths relative to
-// `dir`; SQLite's journal sits next to its database.  A temp file is a real
-// file `.sqlite-tempcrypt-tmp-<pid>-<n>` in `dir` (ciphertext, as tempcrypt
-// encrypts every temp file), deleted when SQLite closes it; after a crash
-// the leftovers stay (their key died with the process) and wipeLeftovers()
-// removes them at the next open.
+// Storage 'file' (Node, its default storage): the backend contract of
+// ./backend.d.ts over node:fs.  A database name is a path: an absolute one
+// is used as given, a relative one is relative to `dir` (default: the
+// working directory), as better-sqlite3 and node:sqlite take it; missing
+// parent directories are created.  SQLite's journal sits next to its
+// database.
+//
+// One connection at a time has a database file, across connections and
+// processes: open() takes its lock (./file-lock.js), waiting up to
+// lockTimeoutMs for the holder, and close() lets go; an attached database
+// is locked the same way while it is attached (without waiting).
+//
+// A temp file is a real file `.sqlite-tempcrypt-tmp-<pid>-<n>` next to the
+// main database (the directory of `dir` for ':memory:'): ciphertext, as
+// tempcrypt encrypts every temp file, deleted when SQLite closes it.  Next
+// to the database, not in os.tmpdir(): that directory is writable already
+// (the journal is written there), sits on the volume sized for this
+// database (a VACUUM or a big sort needs about its size; /tmp is often a
+// small tmpfs), and the next open of the database finds what a crashed
+// process left (its key died with it) and removes it (wipedAtOpen).
 
-import { SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE } from './constants.js';
+import { SQLITE_BUSY, SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB } from './constants.js';
 import { isNode } from './platform.js';
+import { FileLock, describeOwner, readLock, ownerDead, LOCK_SUFFIX } from './file-lock.js';
+import { DEFAULTS } from './opfs-pool.js';
+import { isStagingOf } from './transfer.js';
 
-const TEMP_PREFIX = '.sqlite-tempcrypt-tmp-';
+export const TEMP_PREFIX = '.sqlite-tempcrypt-tmp-';
+const TEMP_NAME = /^\.sqlite-tempcrypt-tmp-(\d+)-\d+$/;
 // Numbers the temp files of this process.  Each is created with O_EXCL
 // (trying the next number while one exists), so two backends over the same
 // directory (two databases, or two copies of this module) never share one.
@@ -27,45 +44,97 @@ function withCode(e, code) {
   return Object.assign(e instanceof Error ? e : new Error(String(e)), { sqliteCode: code });
 }
 
+// Whether process pid is gone (on this host).
+function processGone(pid) {
+  try { process.kill(pid, 0); return false; } catch (e) { return e.code === 'ESRCH'; }
+}
+
 export class FileBackend {
-  // fs and path: node:fs and node:path (loaded by create(), so that this
-  // module itself imports nothing Node-only).
-  constructor(dir, fs, path) {
+  // base: the directory relative names are in; main: the main database's
+  // full path (null for ':memory:'); mods: node:fs, node:path, node:os.
+  constructor(base, main, { fs, path, os }) {
     this.kind = 'file';
     this.headerSize = 0;
     this.fs = fs;
     this.pathMod = path;
-    this.dir = path.resolve(dir);
+    this.os = os;
+    this.base = base;
+    this.main = main;
+    this.tempDir = main ? path.dirname(main) : base;
     this.open = new Set();       // handles
+    this.locks = new Map();      // full path -> { lock, refs }: the main database and attached ones
     this.written = new Set();    // every path written to (inspection)
     this.wipedAtOpen = [];
   }
 
-  static async create(dir = '.') {
-    const { fs, path } = await nodeModules();
-    fs.mkdirSync(path.resolve(dir), { recursive: true });
-    const b = new FileBackend(dir, fs, path);
-    b.wipeLeftovers();
+  // The storage of database `name`: its directory made, its lock taken
+  // (waiting up to lockTimeoutMs), then leftovers of dead processes wiped.
+  static async create(name, { dir = '.', lockTimeoutMs = DEFAULTS.lockTimeoutMs } = {}) {
+    const mods = await nodeModules();
+    const base = mods.path.resolve(dir);
+    const main = name === ':memory:' ? null : mods.path.resolve(base, name);
+    const b = new FileBackend(base, main, mods);
+    try {
+      mods.fs.mkdirSync(b.tempDir, { recursive: true });
+    } catch (e) {
+      throw withCode(new Error(`cannot create the directory ${b.tempDir} for ${main ?? 'temp files'}: ${e.message}`, { cause: e }), SQLITE_CANTOPEN);
+    }
+    if (main) b.locks.set(main, { lock: await FileLock.acquire(mods.fs, mods.os, mods.path, main, lockTimeoutMs), refs: 1 });
+    try {
+      b.wipeLeftovers();
+    } catch (e) {
+      b.close();
+      throw withCode(e, SQLITE_CANTOPEN);
+    }
     return b;
   }
 
-  // SQLite's "/name" -> a path under dir (no way out of it).
-  resolve(name) {
-    const rel = name.replace(/^\/+/, '');
-    if (rel === '' || rel.split(/[\\/]/).includes('..')) throw withCode(new Error(`bad file name: ${name}`), SQLITE_CANTOPEN);
-    return this.pathMod.join(this.dir, rel);
+  // SQLite's name of a file (xFullPathname): its absolute path.
+  xFullPathname(name) {
+    return this.pathMod.resolve(this.base, name);
   }
 
-  // Temp files of a process that did not close them (crash): remove.
+  resolve(name) {
+    if (typeof name !== 'string' || name === '') throw withCode(new Error(`bad file name: ${name}`), SQLITE_CANTOPEN);
+    return this.pathMod.resolve(this.base, name);
+  }
+
+  // Left in the temp directory by processes that are gone: temp files (by
+  // the pid in their name) and an import's staging file of the main
+  // database (we hold its lock: no import into it runs) with its lock.
   wipeLeftovers() {
-    for (const f of this.fs.readdirSync(this.dir)) {
-      if (!f.startsWith(TEMP_PREFIX)) continue;
-      const m = /^\.sqlite-tempcrypt-tmp-(\d+)-/.exec(f);
-      if (m && Number(m[1]) === process.pid) continue;
-      const p = this.pathMod.join(this.dir, f);
-      this.wipedAtOpen.push({ path: p, flags: 0, size: this.fs.statSync(p).size });
-      this.fs.rmSync(p, { force: true });
+    const { fs, pathMod } = this;
+    for (const f of fs.readdirSync(this.tempDir)) {
+      const p = pathMod.join(this.tempDir, f);
+      const temp = TEMP_NAME.exec(f);
+      const staging = !temp && this.main && isStagingOf(p.endsWith(LOCK_SUFFIX) ? p.slice(0, -LOCK_SUFFIX.length) : p, this.main);
+      if (temp ? Number(temp[1]) === process.pid || !processGone(Number(temp[1])) : !staging) continue;
+      if (staging && p.endsWith(LOCK_SUFFIX)) {
+        const owner = readLock(fs, p);
+        if (!owner || owner.gone || !ownerDead(fs, this.os, owner)) continue;
+      }
+      let size = 0;
+      try { size = fs.statSync(p).size; fs.rmSync(p, { force: true }); } catch { continue; }
+      this.wipedAtOpen.push({ file: p, path: temp ? null : p, flags: 0, size });
     }
+  }
+
+  // Lock an attached database (SQLite opens it as a main database) for as
+  // long as it is open; the main one is locked already.
+  lockFile(path) {
+    const held = this.locks.get(path);
+    if (held) { held.refs++; return; }
+    const lock = new FileLock(this.fs, this.os, this.pathMod, FileLock.pathOf(this.fs, this.pathMod, path));
+    const holder = lock.attempt();
+    if (holder) throw withCode(new Error(`database ${path} is locked by ${describeOwner(holder)}`), SQLITE_BUSY);
+    this.locks.set(path, { lock, refs: 1 });
+  }
+
+  unlockFile(path) {
+    const held = this.locks.get(path);
+    if (!held || --held.refs > 0) return;
+    this.locks.delete(path);
+    held.lock.release();
   }
 
   xOpen(name, flags) {
@@ -74,26 +143,38 @@ export class FileBackend {
     const C = fs.constants;
     const mode = temp ? C.O_RDWR | C.O_CREAT | C.O_EXCL
       : flags & SQLITE_OPEN_READONLY ? C.O_RDONLY : C.O_RDWR | (flags & SQLITE_OPEN_CREATE ? C.O_CREAT : 0);
-    let fd, path;
-    for (;;) {
-      path = temp ? this.pathMod.join(this.dir, `${TEMP_PREFIX}${process.pid}-${++nextTemp}`) : this.resolve(name);
-      try {
-        fd = fs.openSync(path, mode, 0o600);
-        break;
-      } catch (e) {
-        if (temp && e.code === 'EEXIST') continue;
-        throw withCode(e, e.code === 'ENOSPC' || e.code === 'EDQUOT' ? SQLITE_FULL : SQLITE_CANTOPEN);
+    const path = temp ? null : this.resolve(name);
+    const lock = !temp && (flags & SQLITE_OPEN_MAIN_DB) !== 0;
+    if (lock) this.lockFile(path);
+    let fd, at = path;
+    try {
+      for (;;) {
+        if (temp) at = this.pathMod.join(this.tempDir, `${TEMP_PREFIX}${process.pid}-${++nextTemp}`);
+        try {
+          fd = fs.openSync(at, mode, 0o600);
+          break;
+        } catch (e) {
+          if (temp && e.code === 'EEXIST') continue;
+          throw withCode(e, e.code === 'ENOSPC' || e.code === 'EDQUOT' ? SQLITE_FULL : SQLITE_CANTOPEN);
+        }
       }
+    } catch (e) {
+      if (lock) this.unlockFile(path);
+      throw e;
     }
-    const h = { fd, name: temp ? path : name, path, flags, temp };
+    const h = { fd, name: temp ? at : name, path: at, flags, temp, locked: lock };
     this.open.add(h);
     return h;
   }
 
   xClose(h) {
     if (!this.open.delete(h)) return;
-    this.fs.closeSync(h.fd);
-    if (h.temp || h.flags & SQLITE_OPEN_DELETEONCLOSE) this.fs.rmSync(h.path, { force: true });
+    try {
+      this.fs.closeSync(h.fd);
+      if (h.temp || h.flags & SQLITE_OPEN_DELETEONCLOSE) this.fs.rmSync(h.path, { force: true });
+    } finally {
+      if (h.locked) this.unlockFile(h.path);
+    }
   }
 
   xRead(h, buf, offset) {
@@ -151,8 +232,14 @@ export class FileBackend {
 
   async reserve() {}
 
+  // Close every file and let go of every lock (the main database's last).
   close() {
-    for (const h of [...this.open]) this.xClose(h);
+    try {
+      for (const h of [...this.open]) this.xClose(h);
+    } finally {
+      for (const { lock } of this.locks.values()) lock.release();
+      this.locks.clear();
+    }
   }
 }
 
@@ -160,10 +247,11 @@ export class FileBackend {
 export default {
   name: 'file',
   persistent: true,
-  // dir: the directory database names are relative to.
-  options: { dir: '.' },
+  // dir: the directory relative names are in; lockTimeoutMs: how long
+  // open() waits for another connection to let go (as the OPFS pool).
+  options: { dir: '.', lockTimeoutMs: DEFAULTS.lockTimeoutMs },
   unavailable: () => (isNode ? null : "storage 'file' is for Node (node:fs); in a browser use 'opfs'"),
-  open: (name, options = {}) => FileBackend.create(options.dir ?? '.'),
+  open: (name, options = {}) => FileBackend.create(name, options),
   // A fresh directory of its own, for the conformance suite.
   async scratch(tag) {
     const { fs, path, os } = await nodeModules();

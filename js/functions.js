@@ -4,7 +4,7 @@
 // drops the id (xDestroy) when the function is replaced or the connection
 // closes.  Arguments and results use the one conversion of ./values.js.
 import { SqliteError } from './errors.js';
-import { SQLITE_OK, SQLITE_NOMEM, SQLITE_DETERMINISTIC, SQLITE_DIRECTONLY } from './constants.js';
+import { SQLITE_OK, SQLITE_ERROR, SQLITE_NOMEM, SQLITE_DETERMINISTIC, SQLITE_DIRECTONLY } from './constants.js';
 import { toSqlite, fromSqlite, RESULT, VALUE, textAt } from './values.js';
 
 let nextHandlerId = 0;
@@ -34,6 +34,8 @@ function answer(engine, ctx, fn) {
 
 function register(conn, name, handler, create) {
   conn.assertOpen();
+  if (typeof name !== 'string' || !name) throw new TypeError('a function or collation needs a name');
+  if (name.includes('\0')) throw new TypeError(`the name ${JSON.stringify(name)} contains a NUL character`);
   const rc = conn.engine.withCString(name, (zName) => {
     const id = ++nextHandlerId;
     conn.M.tcapi.handlers.set(id, handler);
@@ -43,7 +45,6 @@ function register(conn, name, handler, create) {
 }
 
 function createAny(conn, name, handler, nArg, options, aggregate) {
-  if (typeof name !== 'string' || !name) throw new TypeError('a function needs a name');
   const flags = (options.deterministic ? SQLITE_DETERMINISTIC : 0) | (options.directOnly ? SQLITE_DIRECTONLY : 0);
   register(conn, name, handler, (zName, id) => conn.M._tc_create_function(conn.db, zName, nArg, flags, id, aggregate ? 1 : 0));
 }
@@ -93,17 +94,24 @@ export function createAggregate(conn, name, { start, step, result = (acc) => acc
   createAny(conn, name, handler, options.varargs ? -1 : Math.max(0, step.length - 1), options, true);
 }
 
-// compare(a, b) -> negative, 0 or positive, as a collating sequence.
+// compare(a, b) -> negative, 0 or positive, as a collating sequence.  A
+// comparison cannot fail in SQLite: when compare throws, the statement's
+// commit is vetoed (Connection.callbackFailed) and the step fails with the
+// error once SQLite returns, what the statement did undone
+// (Connection.step); until then the remaining comparisons answer 0
+// without calling compare.
 export function createCollation(conn, name, compare) {
   if (typeof compare !== 'function') throw new TypeError('collation(name, compare): compare must be a function');
   const M = conn.M;
   const handler = {
     compare: (n1, p1, n2, p2) => {
+      if (conn.callbackError) return 0;
       try {
         const r = compare(textAt(M, p1, n1), textAt(M, p2, n2));
         return r < 0 ? -1 : r > 0 ? 1 : 0;
       } catch (e) {
-        conn.callbackError = e;   // a comparison cannot fail in SQLite: check() throws it after the step
+        const msg = e && e.message ? e.message : String(e);
+        conn.callbackFailed(new SqliteError(`collation ${name} failed: ${msg}`, SQLITE_ERROR, { cause: e }));
         return 0;
       }
     },

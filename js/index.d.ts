@@ -1,5 +1,7 @@
 // Types of sqlite-tempcrypt's main-thread API (hand-written; checked by tsc).
 
+export * from './constants.js';
+
 /** A value SQLite can store or return. Integers beyond 2^53 are BigInt. */
 export type SqlValue = number | bigint | string | Uint8Array | null;
 /** What a parameter may be bound to (booleans become 0/1). */
@@ -7,6 +9,11 @@ export type BindValue = SqlValue | boolean | undefined | ArrayBuffer | ArrayBuff
 /** Positional parameters (?, ?NNN) or named ones (:name, @name, $name). */
 export type Params = readonly BindValue[] | { readonly [name: string]: BindValue };
 export type Row = Record<string, SqlValue>;
+/**
+ * What a row type R must be: every column a SqlValue.  Interfaces qualify as well as type aliases
+ * (`interface Note { id: number; body: string }`, `db.query<Note>(...)`).
+ */
+export type RowShape<R> = { [K in keyof R]: SqlValue };
 /** A row with rowMode 'array': the values in column order. */
 export type ArrayRow = SqlValue[];
 /** The storage used by an open database ('file': real files, Node only). */
@@ -14,9 +21,15 @@ export type Storage = 'opfs' | 'memory' | 'file';
 /** The storage asked for: 'auto' is OPFS where usable, else memory. */
 export type StorageChoice = Storage | 'auto';
 
+/** Options of one call (any other name is a TypeError). */
+export interface CallOptions {
+  /** Time limit of this call in ms (0: none), instead of the database's timeoutMs. */
+  timeoutMs?: number;
+}
 /** rowMode 'object' (default): rows as { column: value }; 'array': values in column order. */
-export interface QueryOptions { rowMode?: 'object' | 'array'; }
-export interface ArrayRowOptions { rowMode: 'array'; }
+export interface QueryOptions extends CallOptions { rowMode?: 'object' | 'array'; }
+export interface ObjectRowOptions extends CallOptions { rowMode?: 'object'; }
+export interface ArrayRowOptions extends CallOptions { rowMode: 'array'; }
 export interface IterateOptions extends QueryOptions {
   /** Rows fetched from the Worker per message (default 256). */
   pageSize?: number;
@@ -41,6 +54,8 @@ export declare class SqliteError extends Error {
   readonly code: number;
   /** code & 0xff, e.g. 19 for every SQLITE_CONSTRAINT_*. */
   readonly primaryCode: number;
+  /** The name of code, extended names included: 'SQLITE_BUSY', 'SQLITE_CONSTRAINT_UNIQUE' (the exported constants). */
+  readonly codeName: string;
 }
 
 /** tempcrypt's counters (SQLITE_TEMPCRYPT_STATS in src/tempcrypt.h; test/unit/methods.test.mjs holds this list to it). */
@@ -76,12 +91,16 @@ export interface StoredFile {
 export interface OpenOptions {
   /**
    * Where the database lives.  Default: 'opfs' in a browser (rejects with SQLITE_CANTOPEN where OPFS is
-   * unusable), 'memory' in Node.  'auto' falls back to memory; `db.storage` says what was used.
+   * unusable), 'file' in Node (real files), 'memory' for the name ':memory:'.  'auto' falls back to memory;
+   * `db.storage` says what was used.
    */
   storage?: StorageChoice;
   /** Replace the database by this SQLite file once open (see Database.import). */
   import?: ImportSource;
-  /** storage 'file' (Node): the directory database names are relative to (default: the current directory). */
+  /**
+   * storage 'file' (Node): the directory relative names are in (default: the working directory); an absolute
+   * name is used as given.  Missing parent directories are created.
+   */
   dir?: string;
   /** Where to load sqlite3.wasm from (default: next to the package's JS). */
   wasm?: string | URL;
@@ -98,26 +117,29 @@ export interface OpenOptions {
   setup?: string | URL;
   /** Time limit of each call in ms (default: none); past it the statement fails with SQLITE_INTERRUPT (9). */
   timeoutMs?: number;
-  /** How long open() waits for another tab to close the database before SQLITE_BUSY (default 5000 ms). */
+  /**
+   * How long open() waits for another tab (OPFS) or connection or process (storage 'file') to close the
+   * database before SQLITE_BUSY naming the holder (default 5000 ms; 0: no wait).
+   */
   lockTimeoutMs?: number;
 }
 
 /** The calls a Database and a Transaction both offer. */
 export declare class Queryable {
-  /** Run one or more statements; rows are discarded. */
-  exec(sql: string): Promise<void>;
+  /** Run one or more statements; rows are discarded.  With params, sql is one statement and they are bound to it. */
+  exec(sql: string, params?: Params, options?: CallOptions): Promise<void>;
   /** Rows of one statement: objects by default, arrays with { rowMode: 'array' }. */
-  query<R extends Row = Row>(sql: string, params?: Params, options?: { rowMode?: 'object' }): Promise<R[]>;
+  query<R extends RowShape<R> = Row>(sql: string, params?: Params, options?: ObjectRowOptions): Promise<R[]>;
   query<R extends ArrayRow = ArrayRow>(sql: string, params: Params | undefined, options: ArrayRowOptions): Promise<R[]>;
-  /** Run one statement; changes and the last inserted rowid. */
-  run(sql: string, params?: Params): Promise<RunResult>;
+  /** Run one statement; the rows it changed (0 if none) and the last inserted rowid. */
+  run(sql: string, params?: Params, options?: CallOptions): Promise<RunResult>;
   /** Several statements in one message and one transaction (all or nothing). */
-  batch<R extends Row = Row>(entries: readonly BatchEntry[], options?: { rowMode?: 'object' }): Promise<BatchResult<R>[]>;
+  batch<R extends RowShape<R> = Row>(entries: readonly BatchEntry[], options?: ObjectRowOptions): Promise<BatchResult<R>[]>;
   batch<R extends ArrayRow = ArrayRow>(entries: readonly BatchEntry[], options: ArrayRowOptions): Promise<BatchResult<R>[]>;
   /** A statement prepared once in the Worker, run many times; finalize() it (close() does too). */
-  prepare<R extends Row = Row>(sql: string): Promise<Statement<R>>;
-  /** Rows of one statement, fetched pageSize at a time (never all in one message). */
-  iterate<R extends Row = Row>(sql: string, params?: Params, options?: { rowMode?: 'object'; pageSize?: number }): AsyncGenerator<R, void, undefined>;
+  prepare<R extends RowShape<R> = Row>(sql: string): Promise<Statement<R>>;
+  /** Rows of one statement, fetched pageSize at a time (never all in one message); timeoutMs limits each page. */
+  iterate<R extends RowShape<R> = Row>(sql: string, params?: Params, options?: ObjectRowOptions & { pageSize?: number }): AsyncGenerator<R, void, undefined>;
   iterate<R extends ArrayRow = ArrayRow>(sql: string, params: Params | undefined, options: ArrayRowOptions & { pageSize?: number }): AsyncGenerator<R, void, undefined>;
   /**
    * fn(tx) in a transaction (a savepoint when nested): until it settles only tx runs statements (other calls
@@ -126,28 +148,37 @@ export declare class Queryable {
   transaction<T>(fn: (tx: Transaction) => Promise<T> | T): Promise<T>;
 }
 
-/** A prepared statement held in the Worker. */
-export declare class Statement<R extends Row = Row> {
+/**
+ * A prepared statement held in the Worker.  Parameters come as an array or an object of named values
+ * (then options may follow), or one per argument as in better-sqlite3: `st.get(1)`, `st.run(1, 'a')`.
+ */
+export declare class Statement<R extends RowShape<R> = Row> {
   readonly id: number;
   /** True when the statement does not write. */
   readonly readonly: boolean;
   readonly finalized: boolean;
   /** Result column names. */
   columns(): string[];
-  run(params?: Params): Promise<RunResult>;
+  run(params?: Params, options?: CallOptions): Promise<RunResult>;
+  run(...params: BindValue[]): Promise<RunResult>;
   /** The first row, or undefined. */
-  get(params?: Params, options?: { rowMode?: 'object' }): Promise<R | undefined>;
+  get(params?: Params, options?: ObjectRowOptions): Promise<R | undefined>;
   get<A extends ArrayRow = ArrayRow>(params: Params | undefined, options: ArrayRowOptions): Promise<A | undefined>;
-  all(params?: Params, options?: { rowMode?: 'object' }): Promise<R[]>;
+  get(...params: BindValue[]): Promise<R | undefined>;
+  all(params?: Params, options?: ObjectRowOptions): Promise<R[]>;
   all<A extends ArrayRow = ArrayRow>(params: Params | undefined, options: ArrayRowOptions): Promise<A[]>;
-  iterate(params?: Params, options?: { rowMode?: 'object'; pageSize?: number }): AsyncGenerator<R, void, undefined>;
+  all(...params: BindValue[]): Promise<R[]>;
+  iterate(params?: Params, options?: ObjectRowOptions & { pageSize?: number }): AsyncGenerator<R, void, undefined>;
   iterate<A extends ArrayRow = ArrayRow>(params: Params | undefined, options: ArrayRowOptions & { pageSize?: number }): AsyncGenerator<A, void, undefined>;
+  iterate(...params: BindValue[]): AsyncGenerator<R, void, undefined>;
   finalize(): Promise<void>;
 }
 
 /** The handle transaction(fn) passes to fn; unusable once the transaction ended. */
 export declare class Transaction extends Queryable {
   readonly active: boolean;
+  /** The database's timeoutMs (set it on the database, or per call). */
+  readonly timeoutMs: number;
 }
 
 export declare class Database extends Queryable {
@@ -155,6 +186,12 @@ export declare class Database extends Queryable {
   /** The storage actually used. */
   readonly storage: Storage;
   readonly closed: boolean;
+  /**
+   * Time limit of each call in ms (0: none; open()'s timeoutMs at first).  Setting it sends it to the Worker in
+   * order with the calls: the calls made after it use it (set inside a transaction's fn: once the transaction
+   * ended, like any call on the database).  A bad value is a TypeError.
+   */
+  timeoutMs: number;
   /** The main database as an SQLite file image (in one piece: see exportStream). */
   export(): Promise<Uint8Array>;
   /** The database file in chunks, read in one read transaction; other calls wait until it is read or cancelled. */

@@ -12,8 +12,10 @@
 import { SqliteError } from './errors.js';
 import { AsyncDatabase } from './async-database.js';
 import { connect } from './client.js';
+import { openName, checkOpenOptions, ASYNC } from './methods.js';
 
 export { SqliteError };
+export * from './constants.js';
 export { Queryable, Transaction, AsyncDatabase as Database, AsyncStatement as Statement } from './async-database.js';
 
 // Open a database.  storage: 'opfs' (default in a browser; an error where
@@ -22,13 +24,15 @@ export { Queryable, Transaction, AsyncDatabase as Database, AsyncStatement as St
 // (code SQLITE_BUSY) when another tab holds the same database.  import: a
 // source to replace the database with (see Database.import).
 export async function open(name, options = {}) {
+  name = openName(name);
+  checkOpenOptions(options, ASYNC);
   const { worker = typeof Worker === 'function', import: source, ...rest } = options;
   if (rest.wasm instanceof URL) rest.wasm = rest.wasm.href;
   if (rest.setup instanceof URL) rest.setup = rest.setup.href;
   const client = connect(name, worker);
   try {
     const { storage } = await client.call('open', [name, rest]);
-    const db = new AsyncDatabase(client, name, storage);
+    const db = new AsyncDatabase(client, name, storage, rest.timeoutMs);
     if (source !== undefined) {
       try { await db.import(source); } catch (e) { await db.close().catch(() => {}); throw e; }
     }

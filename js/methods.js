@@ -17,8 +17,15 @@
 //                call's time limit; METHOD is written by hand; PROPERTY is
 //                an object or value; NONE: no such member
 //   args         the arguments, in order (for the types, docs and tests)
-//   options      of an 'options' argument, what crosses with a CALL (the
-//                rest stays on the caller's side)
+//   options      the names an 'options' argument may hold (any other is a
+//                TypeError), and what crosses with a CALL
+//   local        options only the main-thread method reads (iterate's
+//                pageSize)
+//   spread       a statement's parameters may be given as arguments
+//                (better-sqlite3's stmt.get(1), stmt.run(1, 'a')): see
+//                statementArgs()
+//   property     an accessor in both APIs, not a method (the async one sends
+//                the messages its row names)
 //   send         (args) -> the message's arguments, where not args as given
 //   internal     not part of the public API (plumbing between the layers):
 //                never in the .d.ts files or the docs
@@ -27,14 +34,18 @@
 // index.d.ts, worker.d.ts or docs/api.md has a method this table does not
 // list, or lacks one it lists.  A new method: one row here, its code where
 // the row says "by hand", a line in each .d.ts and in docs/api.md.
-// Per-call options: list them in the row's `options` (and read them in
+// Per-call options: list them in the row's `options` (timeoutMs is read by
 // SyncDatabase.guard).
+
+import { wellFormed } from './values.js';
 
 export const QUERYABLE = 'queryable', DATABASE = 'database', STATEMENT = 'statement', TEMPCRYPT = 'tempcrypt';
 export const CALL = 'call', LOCAL = 'local', NONE = 'none';
 export const DELEGATE = 'delegate', METHOD = 'method', PROPERTY = 'property';
 
-const ROW_OPTIONS = ['rowMode'];
+// timeoutMs: the time limit of this one call (db.timeoutMs otherwise).
+const CALL_OPTIONS = ['timeoutMs'];
+const ROW_OPTIONS = ['rowMode', 'timeoutMs'];
 
 // Rows of internal methods named names.
 function internal(layer, async, sync, ...names) {
@@ -42,20 +53,21 @@ function internal(layer, async, sync, ...names) {
 }
 
 export const METHODS = [
-  { name: 'exec', layer: QUERYABLE, async: CALL, sync: DELEGATE, args: ['sql'] },
+  { name: 'exec', layer: QUERYABLE, async: CALL, sync: DELEGATE, args: ['sql', 'params', 'options'], options: CALL_OPTIONS },
   { name: 'query', layer: QUERYABLE, async: CALL, sync: DELEGATE, args: ['sql', 'params', 'options'], options: ROW_OPTIONS },
-  { name: 'run', layer: QUERYABLE, async: CALL, sync: DELEGATE, args: ['sql', 'params'] },
+  { name: 'run', layer: QUERYABLE, async: CALL, sync: DELEGATE, args: ['sql', 'params', 'options'], options: CALL_OPTIONS },
   { name: 'batch', layer: QUERYABLE, async: CALL, sync: DELEGATE, args: ['entries', 'options'], options: ROW_OPTIONS },
   { name: 'prepare', layer: QUERYABLE, async: ['prepare'], sync: METHOD, args: ['sql'] },
-  { name: 'iterate', layer: QUERYABLE, async: ['cursorOpen', 'page', 'cursorClose'], sync: METHOD, args: ['sql', 'params', 'options'] },
+  { name: 'iterate', layer: QUERYABLE, async: ['cursorOpen', 'page', 'cursorClose'], sync: METHOD, args: ['sql', 'params', 'options'], options: ROW_OPTIONS, local: ['pageSize'] },
   { name: 'transaction', layer: QUERYABLE, async: ['txBegin', 'txEnd'], sync: METHOD, args: ['fn'] },
 
   { name: 'export', layer: DATABASE, async: CALL, sync: METHOD, args: [] },
-  { name: 'exportStream', layer: DATABASE, async: ['cursorOpen', 'page', 'cursorClose'], sync: METHOD, args: ['options'] },
+  { name: 'exportStream', layer: DATABASE, async: ['cursorOpen', 'page', 'cursorClose'], sync: METHOD, args: ['options'], options: ['pagesPerChunk'] },
   { name: 'import', layer: DATABASE, async: ['importBegin', 'importChunk', 'importEnd'], sync: METHOD, args: ['source'] },
   { name: 'heapSize', layer: DATABASE, async: CALL, sync: METHOD, args: [] },
   { name: 'files', layer: DATABASE, async: ['files'], sync: PROPERTY, args: [] },
   { name: 'close', layer: DATABASE, async: ['close'], sync: METHOD, args: [] },
+  { name: 'timeoutMs', layer: DATABASE, async: ['timeoutMs'], sync: PROPERTY, args: ['ms'], property: true },
   { name: 'function', layer: DATABASE, async: NONE, sync: METHOD, args: ['name', 'fn', 'options'] },
   { name: 'aggregate', layer: DATABASE, async: NONE, sync: METHOD, args: ['name', 'spec'] },
   { name: 'collation', layer: DATABASE, async: NONE, sync: METHOD, args: ['name', 'compare'] },
@@ -63,10 +75,10 @@ export const METHODS = [
   { name: 'reserve', layer: DATABASE, async: NONE, sync: METHOD, args: ['n'] },
 
   { name: 'columns', layer: STATEMENT, async: LOCAL, sync: METHOD, args: [] },
-  { name: 'run', layer: STATEMENT, async: CALL, sync: DELEGATE, args: ['params'] },
-  { name: 'get', layer: STATEMENT, async: CALL, sync: DELEGATE, args: ['params', 'options'], options: ROW_OPTIONS },
-  { name: 'all', layer: STATEMENT, async: CALL, sync: DELEGATE, args: ['params', 'options'], options: ROW_OPTIONS },
-  { name: 'iterate', layer: STATEMENT, async: ['stmtOpen', 'page', 'cursorClose'], sync: METHOD, args: ['params', 'options'] },
+  { name: 'run', layer: STATEMENT, async: CALL, sync: DELEGATE, args: ['params', 'options'], options: CALL_OPTIONS, spread: true },
+  { name: 'get', layer: STATEMENT, async: CALL, sync: DELEGATE, args: ['params', 'options'], options: ROW_OPTIONS, spread: true },
+  { name: 'all', layer: STATEMENT, async: CALL, sync: DELEGATE, args: ['params', 'options'], options: ROW_OPTIONS, spread: true },
+  { name: 'iterate', layer: STATEMENT, async: ['stmtOpen', 'page', 'cursorClose'], sync: METHOD, args: ['params', 'options'], options: ROW_OPTIONS, local: ['pageSize'], spread: true },
   { name: 'finalize', layer: STATEMENT, async: ['finalize'], sync: METHOD, args: [] },
 
   { name: 'stats', layer: TEMPCRYPT, async: CALL, sync: METHOD, args: ['reset'], send: (reset = false) => [!!reset] },
@@ -81,9 +93,84 @@ export const METHODS = [
   ...internal(STATEMENT, NONE, METHOD, 'cursor'),
 ];
 
-// The rows that match every field of `where`.
+// Every option of open(), once: which API takes it (BOTH, ASYNC: the
+// main-thread open() only, SYNC: sqlite-tempcrypt/worker's only) and, for
+// the options a storage reads, which (each kind's `options` in its backend
+// file lists the same names: test/unit/methods.test.mjs holds them, the
+// .d.ts files' OpenOptions and WorkerOpenOptions and docs/api.md to this
+// list).  open() refuses any other name.
+export const BOTH = 'both', ASYNC = 'async', SYNC = 'sync';
+export const OPEN_OPTIONS = [
+  { name: 'storage', api: BOTH },
+  { name: 'import', api: BOTH },
+  { name: 'timeoutMs', api: BOTH },
+  { name: 'wasm', api: BOTH },
+  { name: 'lockTimeoutMs', api: BOTH, storage: ['opfs', 'file'] },
+  { name: 'dir', api: BOTH, storage: ['file'] },
+  { name: 'minFree', api: BOTH, storage: ['opfs'] },
+  { name: 'pool', api: BOTH, storage: ['opfs'] },
+  { name: 'worker', api: ASYNC },
+  { name: 'setup', api: ASYNC },
+  { name: 'observer', api: SYNC },
+];
+
+// The database name open() was given, as SQLite and the storage get it
+// (TextEncoder's encoding: a lone surrogate becomes U+FFFD); a name that
+// is not a non-empty string, or holds a NUL (where SQLite's name would
+// end), is a TypeError.
+export function openName(name) {
+  if (typeof name !== 'string' || name === '') throw new TypeError('open(name): name must be a non-empty string');
+  if (name.includes('\0')) throw new TypeError(`open(name): the name ${JSON.stringify(name)} contains a NUL character`);
+  return wellFormed(name);
+}
+
+// Throw a TypeError naming an option of `options` that open() of `api`
+// (ASYNC or SYNC) does not take, and the ones it takes.
+export function checkOpenOptions(options, api) {
+  if (options === null || typeof options !== 'object') throw new TypeError('open(name, options): options must be an object');
+  const known = OPEN_OPTIONS.filter((o) => o.api === BOTH || o.api === api).map((o) => o.name);
+  const unknown = Object.keys(options).filter((k) => !known.includes(k));
+  if (unknown.length) {
+    throw new TypeError(`open(): unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')}; the options are ${known.join(', ')}`);
+  }
+}
+
+// The rows that match every field of `where`; the row of a method.
 export function rows(where) {
   return METHODS.filter((m) => Object.entries(where).every(([k, v]) => m[k] === v));
+}
+export const rowOf = (layer, name) => rows({ layer, name })[0];
+
+// The time limit of a call in ms (0: none), checked.
+export function checkTimeoutMs(ms) {
+  if (typeof ms !== 'number' || !(ms >= 0) || ms === Infinity) {
+    throw new TypeError(`timeoutMs must be a number of milliseconds, 0 for no limit (not ${String(ms)})`);
+  }
+  return ms;
+}
+
+// The options argument of a call of row m from `api` (ASYNC or SYNC),
+// checked: an object (or nothing) holding only the row's option names;
+// timeoutMs a time limit.
+export function callOptions(m, options, api) {
+  if (options === undefined || options === null) return undefined;
+  const known = [...(m.options || []), ...(api === ASYNC ? m.local || [] : [])];
+  if (typeof options !== 'object') throw new TypeError(`${m.name}(): options must be an object of ${known.join(', ')}`);
+  const unknown = Object.keys(options).filter((k) => !known.includes(k));
+  if (unknown.length) throw new TypeError(`${m.name}(): unknown option ${unknown.map((k) => `'${k}'`).join(', ')}; the options are ${known.join(', ') || 'none'}`);
+  if (options.timeoutMs !== undefined) checkTimeoutMs(options.timeoutMs);
+  return options;
+}
+
+// A statement call's [params, options] from its arguments, in
+// better-sqlite3's forms: (params[, options]) with params an array, an
+// object of named values or undefined; () ; or each parameter as an
+// argument, with no options then: stmt.get(1), stmt.run(1, 'a', null).
+export function statementArgs(args) {
+  const [first] = args;
+  const named = first !== null && typeof first === 'object' && !ArrayBuffer.isView(first) && !(first instanceof ArrayBuffer);
+  if (args.length === 0 || named || (first === undefined && args.length <= 2)) return [first, args[1]];
+  return [args.slice(), undefined];
 }
 
 // The message a CALL row sends: the name, prefixed by its object.
@@ -91,12 +178,14 @@ export function messageOf(m) {
   return m.layer === STATEMENT ? `stmt.${m.name}` : m.layer === TEMPCRYPT ? `tempcrypt.${m.name}` : m.name;
 }
 
-// The arguments a CALL sends for the API arguments args: only the options
-// the row names cross, and no more arguments than the row has.
+// The arguments a CALL sends for the API arguments args: a statement's
+// parameters gathered, the options checked and only the row's crossing, no
+// more arguments than the row has.
 export function wireArgs(m, args) {
   if (m.send) return m.send(...args);
+  if (m.spread) args = statementArgs(args);
   const out = args.slice(0, m.args.length);
   const at = m.args.indexOf('options');
-  if (at >= 0) out[at] = args[at] && Object.fromEntries(m.options.map((k) => [k, args[at][k]]));
+  if (at >= 0) out[at] = callOptions(m, args[at], ASYNC) && Object.fromEntries(m.options.map((k) => [k, args[at][k]]));
   return out;
 }

@@ -35,6 +35,7 @@ const CUSTOM = {
     const c = s.cursors.get(id);
     if (c) { s.cursors.delete(id); c.close(); }
   },
+  timeoutMs: (s, ms) => { s.db.timeoutMs = ms; },
   txBegin: (s) => s.db.txBegin(),
   txEnd: (s, commit) => s.db.txEnd(commit),
   importBegin: async (s) => {

@@ -2,7 +2,7 @@
 // rows as objects or arrays, and a cursor held across calls (open, page).
 import { SqliteError } from './errors.js';
 import { SQLITE_ROW, SQLITE_MISUSE } from './constants.js';
-import { fromSqlite, COLUMN } from './values.js';
+import { fromSqlite, COLUMN, cstringAt } from './values.js';
 
 const ROW_MODES = ['object', 'array'];
 
@@ -35,7 +35,7 @@ export class Statement {
       const M = this.M;
       const n = M._sqlite3_column_count(this.ptr);
       this.names = [];
-      for (let i = 0; i < n; i++) this.names.push(M.UTF8ToString(M._sqlite3_column_name(this.ptr, i)));
+      for (let i = 0; i < n; i++) this.names.push(cstringAt(M, M._sqlite3_column_name(this.ptr, i)));
     }
     return this.names;
   }
@@ -45,10 +45,12 @@ export class Statement {
     return this.M._sqlite3_stmt_readonly(this.ptr) !== 0;
   }
 
-  // Reset, clear the old bindings and bind params for a new execution.
+  // Reset, clear the old bindings and bind params for a new execution
+  // (refused once the API's transaction is gone: see Connection.assertTx).
   start(params) {
     this.assertLive();
     if (this.busy) throw new SqliteError('statement is busy (an iteration over its rows is still open)', SQLITE_MISUSE);
+    this.conn.assertTx();
     this.M._sqlite3_reset(this.ptr);
     this.M._sqlite3_clear_bindings(this.ptr);
     this.conn.bind(this.ptr, params);
@@ -56,7 +58,7 @@ export class Statement {
 
   // One step: true when a row is ready.
   step() {
-    return this.conn.check(this.M._sqlite3_step(this.ptr)) === SQLITE_ROW;
+    return this.conn.step(this.ptr) === SQLITE_ROW;
   }
 
   row(mode) {
@@ -96,11 +98,12 @@ export class Statement {
   }
 
   run(params) {
+    const before = this.conn.totalChanges();
     this.start(params);
     try {
       while (this.step()) { /* discard rows */ }
     } finally { this.reset(); }
-    return this.conn.runResult();
+    return this.conn.runResult(before);
   }
 
   // Rows one at a time; the statement is busy until the loop ends.

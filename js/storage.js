@@ -1,21 +1,25 @@
 // The storage under a database: which backend (./backends.js) and opened
 // how.  Never a silent fallback: the default is 'opfs' in a browser and
-// 'memory' in Node, and an unavailable storage is an error that says why;
-// only an explicit 'auto' takes the first of AUTO that works here.
+// 'file' in Node (real files, as better-sqlite3 and node:sqlite open
+// them), 'memory' for the name ':memory:'; an unavailable storage is an
+// error that says why; only an explicit 'auto' takes the first of AUTO
+// that works here.
 import * as BACKENDS from './backends.js';
 import { SqliteError } from './errors.js';
 import { SQLITE_CANTOPEN } from './constants.js';
 import { isNode } from './platform.js';
 
 export { BACKENDS };
-export const DEFAULT_STORAGE = isNode ? 'memory' : 'opfs';
+export const DEFAULT_STORAGE = isNode ? 'file' : 'opfs';
+export const MEMORY_NAME = ':memory:';
 export const AUTO = ['opfs', 'memory'];
 
 const has = (name) => typeof name === 'string' && Object.prototype.hasOwnProperty.call(BACKENDS, name);
 
-// The backend name to use for open()'s `storage` option.
-export async function resolveStorage(storage) {
-  if (storage === undefined || storage === null) storage = DEFAULT_STORAGE;
+// The backend name to use for open()'s `storage` option (and the
+// database's name, which may be ':memory:').
+export async function resolveStorage(storage, name) {
+  if (storage === undefined || storage === null) storage = name === MEMORY_NAME ? 'memory' : DEFAULT_STORAGE;
   if (storage === 'auto') {
     for (const name of AUTO) if (!(await BACKENDS[name].unavailable())) return name;
   }
@@ -32,7 +36,7 @@ export async function resolveStorage(storage) {
 // own error (carrying its SQLite code) becomes an SqliteError with it as
 // the cause.
 export async function openStorage(name, options) {
-  const storage = await resolveStorage(options.storage);
+  const storage = await resolveStorage(options.storage, name);
   try {
     return { storage, backend: await BACKENDS[storage].open(name, options) };
   } catch (e) {

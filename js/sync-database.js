@@ -6,7 +6,9 @@
 // only.
 import { createFunction, createAggregate, createCollation } from './functions.js';
 import { ImportStaging, importFrom, pageStream, EXPORT_PAGES_SQL } from './transfer.js';
-import { rows, DATABASE, QUERYABLE, STATEMENT, DELEGATE } from './methods.js';
+import {
+  rows, rowOf, callOptions, statementArgs, checkTimeoutMs, DATABASE, QUERYABLE, STATEMENT, DELEGATE, SYNC,
+} from './methods.js';
 import { storageError } from './errors.js';
 import { SQLITE_CANTOPEN } from './constants.js';
 
@@ -19,27 +21,33 @@ export class SyncStatement {
 
   columns() { return this.st.columns(); }
   get readonly() { return this.st.readonly; }
-  * iterate(params, options) { yield* this.db.limited(this.st.iterate(params, options)); }
+  * iterate(...args) {
+    const [params, options] = statementArgs(args);
+    callOptions(rowOf(STATEMENT, 'iterate'), options, SYNC);
+    yield* this.db.limited(this.st.iterate(params, options), options);
+  }
   finalize() { this.st.finalize(); }
 
   // A cursor over this statement's rows (see Cursor).
   cursor(params, options) {
-    this.db.guard(() => this.st.open(params, options));
-    return new Cursor(this.db, this.st, false, true);
+    callOptions(rowOf(STATEMENT, 'iterate'), options, SYNC);
+    this.db.guard(() => this.st.open(params, options), options);
+    return new Cursor(this.db, this.st, false, options);
   }
 }
 
 // The rows of an engine statement fetched n at a time across calls (the
 // main thread's iterate(), exportStream()): page(n) -> { rows, done };
 // close() ends it early.  own: a one-off statement, finalized at the end
-// (else it is reset); limited: each page under the time limit.
+// (else it is reset); limit: each page under the time limit (the call's
+// options: its timeoutMs, else db.timeoutMs), or false for none.
 class Cursor {
-  constructor(db, st, own, limited) {
-    Object.assign(this, { db, st, own, limited });
+  constructor(db, st, own, limit) {
+    Object.assign(this, { db, st, own, limit });
   }
 
   page(n) {
-    const res = this.limited ? this.db.guard(() => this.st.page(n)) : this.st.page(n);
+    const res = this.limit !== false ? this.db.guard(() => this.st.page(n), this.limit) : this.st.page(n);
     if (res.done && this.own) this.st.finalize();
     return res;
   }
@@ -59,7 +67,7 @@ export class SyncDatabase {
     this.backend = backend;
     this.storage = storage;
     this.name = conn.name;
-    this.timeoutMs = 0;   // time limit per call (0: none)
+    this.ms = 0;          // time limit per call (0: none): timeoutMs
     this.tempcrypt = engine.tempcrypt;
     // Inspection of the storage underneath, for tests and the demo page.
     this.files = {
@@ -72,14 +80,19 @@ export class SyncDatabase {
 
   assertOpen() { this.conn.assertOpen(); }
 
-  // fn() under the call's time limit.
-  guard(fn) { return this.conn.withDeadline(this.timeoutMs, fn); }
+  // The time limit of each call in ms (0: none).
+  get timeoutMs() { return this.ms; }
+  set timeoutMs(ms) { this.ms = checkTimeoutMs(ms); }
+
+  // fn() under the call's time limit: the timeoutMs of its options (checked
+  // by callOptions), else db.timeoutMs.
+  guard(fn, options) { return this.conn.withDeadline(options?.timeoutMs ?? this.ms, fn); }
 
   // The rows of gen, each step under the time limit.
-  * limited(gen) {
+  * limited(gen, options) {
     try {
       for (;;) {
-        const r = this.guard(() => gen.next());
+        const r = this.guard(() => gen.next(), options);
         if (r.done) return;
         yield r.value;
       }
@@ -101,8 +114,9 @@ export class SyncDatabase {
 
   prepare(sql) { return new SyncStatement(this, this.conn.prepare(sql)); }
   * iterate(sql, params, options) {
+    callOptions(rowOf(QUERYABLE, 'iterate'), options, SYNC);
     const st = this.conn.prepare(sql, { persistent: false });
-    try { yield* this.limited(st.iterate(params, options)); } finally { st.finalize(); }
+    try { yield* this.limited(st.iterate(params, options), options); } finally { st.finalize(); }
   }
 
   // A transaction across calls (the main thread's transaction()):
@@ -111,13 +125,15 @@ export class SyncDatabase {
   txEnd(commit) { this.guard(() => this.conn.txEnd(commit)); }
   transaction(fn) { return this.guard(() => this.conn.transaction(() => fn(this))); }
 
-  // A cursor over the rows of sql (see Cursor).
+  // A cursor over the rows of sql (see Cursor); limited: under the time
+  // limit.
   cursor(sql, params, options, limited = true) {
+    callOptions(rowOf(QUERYABLE, 'iterate'), options, SYNC);
     const st = this.conn.prepare(sql, { persistent: false });
     try {
-      if (limited) this.guard(() => st.open(params, options)); else st.open(params, options);
+      if (limited) this.guard(() => st.open(params, options), options); else st.open(params, options);
     } catch (e) { st.finalize(); throw e; }
-    return new Cursor(this, st, true, limited);
+    return new Cursor(this, st, true, limited ? options : false);
   }
 
   // Replace the database by an SQLite file (see transfer.js for the
@@ -139,7 +155,8 @@ export class SyncDatabase {
 
   // The database file as a ReadableStream of page-sized chunks, read in a
   // read transaction.
-  exportStream({ pagesPerChunk = 256 } = {}) {
+  exportStream(options) {
+    const { pagesPerChunk = 256 } = callOptions(rowOf(DATABASE, 'exportStream'), options, SYNC) ?? {};
     let c = null;
     return pageStream({
       open: () => { c = this.cursor(EXPORT_PAGES_SQL, null, { rowMode: 'array' }, false); },
@@ -171,10 +188,18 @@ export class SyncDatabase {
 }
 
 // The DELEGATE rows: the Connection's (or engine Statement's) method of
-// the same name, under the call's time limit.
+// the same name, its options checked, under the call's time limit.
 for (const m of [...rows({ layer: QUERYABLE, sync: DELEGATE }), ...rows({ layer: DATABASE, sync: DELEGATE })]) {
-  SyncDatabase.prototype[m.name] = function (...args) { return this.guard(() => this.conn[m.name](...args)); };
+  const at = m.args.indexOf('options');
+  SyncDatabase.prototype[m.name] = function (...args) {
+    const options = at >= 0 ? callOptions(m, args[at], SYNC) : undefined;
+    return this.guard(() => this.conn[m.name](...args), options);
+  };
 }
 for (const m of rows({ layer: STATEMENT, sync: DELEGATE })) {
-  SyncStatement.prototype[m.name] = function (...args) { return this.db.guard(() => this.st[m.name](...args)); };
+  SyncStatement.prototype[m.name] = function (...args) {
+    const [params, options] = statementArgs(args);
+    callOptions(m, options, SYNC);
+    return this.db.guard(() => this.st[m.name](params, options), options);
+  };
 }

@@ -123,6 +123,23 @@ export function checkSqliteHeader(head, size) {
   return pageSize;
 }
 
+// The staging file of an import into database `name`: its name with
+// STAGING and 32 random hex digits, so that it never is another file of
+// the storage (an import only ever deletes the file it created).
+const STAGING = '-tcimport-';
+const STAGING_TAIL = /^[0-9a-f]{32}$/;
+function stagingName(name) {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return name + STAGING + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+// Whether path (a storage's full path name) is the staging file of an
+// import into the database whose full path name is main: one an import
+// left behind when its process or tab died (storages remove them at open).
+export function isStagingOf(path, main) {
+  return path.startsWith(main + STAGING) && STAGING_TAIL.test(path.slice(main.length + STAGING.length));
+}
+
 // A database being imported into connection conn: the bytes go in chunks
 // into a staging file in the same storage; finish() checks them and copies
 // them over the database in one transaction (the backup API), so a
@@ -131,11 +148,17 @@ export class ImportStaging {
   constructor(conn) {
     this.conn = conn;
     this.backend = conn.engine.backend;
-    this.name = `${conn.name}-tcimport`;
-    this.path = this.name.startsWith('/') ? this.name : '/' + this.name;
-    this.drop();
-    this.handle = this.io(() => this.backend.xOpen(this.path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_MAIN_DB),
-      SQLITE_CANTOPEN, 'cannot create the staging file');
+    const flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_MAIN_DB;
+    this.handle = null;
+    for (let tries = 0; !this.handle; tries++) {
+      this.name = stagingName(conn.name);
+      this.path = conn.engine.bridge.fullPathname(this.name);
+      if (this.io(() => this.backend.xAccess(this.path), SQLITE_CANTOPEN, 'cannot create the staging file')) {
+        if (tries < 3) continue;
+        throw new SqliteError(`import: cannot create the staging file: ${this.path} exists`, SQLITE_CANTOPEN);
+      }
+      this.handle = this.io(() => this.backend.xOpen(this.path, flags), SQLITE_CANTOPEN, 'cannot create the staging file');
+    }
     this.head = new Uint8Array(100);
     this.size = 0;
   }
@@ -197,6 +220,6 @@ export class ImportStaging {
   }
 
   drop() {
-    this.io(() => { if (this.backend.xAccess(this.path)) this.backend.xDelete(this.path); }, SQLITE_IOERR_DELETE, 'removing the staging file');
+    this.io(() => this.backend.xDelete(this.path), SQLITE_IOERR_DELETE, 'removing the staging file');
   }
 }

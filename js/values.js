@@ -12,7 +12,12 @@
 // JS -> SQLite: null and undefined are NULL; a safe integer is an INTEGER,
 // any other number a REAL; a BigInt an INTEGER (SQLITE_RANGE outside
 // int64); a boolean 0 or 1; a string TEXT (UTF-8); Uint8Array, ArrayBuffer
-// and other views a BLOB.  SQLite -> JS: an INTEGER is a number when it is
+// and other views a BLOB.
+//
+// Every JS string enters wasm through utf8Into(): encoded as TextEncoder
+// does (a lone surrogate becomes U+FFFD, nothing else changes), whatever it
+// is (SQL text, a bound value, a name, a function's result, a message);
+// text comes back through TextDecoder (textAt, cstringAt).  SQLite -> JS: an INTEGER is a number when it is
 // a safe integer, else a BigInt; REAL a number; TEXT a string; BLOB a
 // Uint8Array copied out of the wasm memory; NULL null.
 import { SqliteError } from './errors.js';
@@ -21,12 +26,45 @@ import { SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB, SQLITE_TRANSIEN
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER), MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 const I64_MAX = (1n << 63n) - 1n, I64_MIN = -(1n << 63n);
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 // An int64 from SQLite: a number when that is exact, else the BigInt.
 export const fromInt64 = (v) => (v <= MAX_SAFE && v >= MIN_SAFE ? Number(v) : v);
 
 // The UTF-8 text at p, n bytes long, as a string.
 export const textAt = (M, p, n) => decoder.decode(M.HEAPU8.subarray(p, p + n));
+
+// The NUL-terminated UTF-8 text at p (a name or message from SQLite).
+export function cstringAt(M, p) {
+  const heap = M.HEAPU8;
+  let end = p;
+  while (heap[end] !== 0) end++;
+  return decoder.decode(heap.subarray(p, end));
+}
+
+// The bytes TextEncoder writes for s: a surrogate pair 4, a lone surrogate
+// 3 (U+FFFD).
+export function utf8Length(s) {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; } else n += 3;
+  }
+  return n;
+}
+
+// Write s as UTF-8 at p, where n = utf8Length(s) bytes and a NUL fit.
+export function utf8Into(M, s, p, n) {
+  const { written } = encoder.encodeInto(s, M.HEAPU8.subarray(p, p + n));
+  if (written !== n) throw new Error(`utf8Into: wrote ${written} bytes, expected ${n}`);
+  M.HEAPU8[p + n] = 0;
+}
+
+// s as SQLite stores it: TextEncoder's encoding, decoded (lone surrogates
+// become U+FFFD).
+export const wellFormed = (s) => (typeof s.toWellFormed === 'function' ? s.toWellFormed() : decoder.decode(encoder.encode(s)));
 
 // ---- JS -> SQLite.  Each setter returns what SQLite returned.
 export const BIND = {

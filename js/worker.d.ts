@@ -1,9 +1,16 @@
 // Types of sqlite-tempcrypt/worker: the synchronous API for Workers (and
-// Node with storage 'memory').  Only open() is async.
+// Node).  Only open() and import() are async.
 
-import type { SqlValue, BindValue, Params, Row, ArrayRow, ArrayRowOptions, Storage, StorageChoice, RunResult, TempcryptStats, StoredFile, BatchEntry, BatchResult, ImportSource } from './index.js';
-export type { SqlValue, BindValue, Params, Row, ArrayRow, ArrayRowOptions, QueryOptions, Storage, StorageChoice, RunResult, TempcryptStats, StoredFile, BatchEntry, BatchResult, ImportSource } from './index.js';
+import type {
+  SqlValue, BindValue, Params, Row, RowShape, ArrayRow, ArrayRowOptions, ObjectRowOptions, CallOptions, Storage, StorageChoice,
+  RunResult, TempcryptStats, StoredFile, BatchEntry, BatchResult, ImportSource,
+} from './index.js';
+export type {
+  SqlValue, BindValue, Params, Row, RowShape, ArrayRow, ArrayRowOptions, ObjectRowOptions, CallOptions, QueryOptions, Storage,
+  StorageChoice, RunResult, TempcryptStats, StoredFile, BatchEntry, BatchResult, ImportSource,
+} from './index.js';
 export { SqliteError } from './index.js';
+export * from './constants.js';
 
 /** What the observer sees: every storage call of the VFS under tempcrypt. */
 export interface StorageEvent {
@@ -29,18 +36,18 @@ export interface StorageEvent {
 export type StorageObserver = (event: StorageEvent) => void;
 
 export interface WorkerOpenOptions {
-  /** As in the main-thread API: default 'opfs' in a browser, 'memory' in Node; 'auto' may fall back. */
+  /** As in the main-thread API: default 'opfs' in a browser, 'file' in Node, 'memory' for ':memory:'; 'auto' may fall back. */
   storage?: StorageChoice;
   /** Replace the database by this SQLite file once open. */
   import?: ImportSource;
-  /** storage 'file' (Node): the directory database names are relative to (default: the current directory). */
+  /** storage 'file' (Node): the directory relative names are in (default: the working directory). */
   dir?: string;
   wasm?: string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module;
   minFree?: number;
   pool?: string;
   /** Time limit of each call in ms (default: none; settable later as db.timeoutMs). */
   timeoutMs?: number;
-  /** How long open() waits for another tab to close the database before SQLITE_BUSY (default 5000 ms). */
+  /** How long open() waits for another tab, connection or process to close the database before SQLITE_BUSY (default 5000 ms). */
   lockTimeoutMs?: number;
   /** Observer installed before the database is opened. */
   observer?: StorageObserver;
@@ -68,18 +75,25 @@ export interface AggregateSpec<A> extends FunctionOptions {
   result?: (acc: A) => BindValue;
 }
 
-/** A prepared statement (better-sqlite3's shape); reusable until finalize() or close(). */
-export declare class SyncStatement<R extends Row = Row> {
+/**
+ * A prepared statement (better-sqlite3's shape); reusable until finalize() or close().  Parameters come as an
+ * array or an object of named values (then options may follow), or one per argument: `st.get(1)`.
+ */
+export declare class SyncStatement<R extends RowShape<R> = Row> {
   readonly readonly: boolean;
   columns(): string[];
-  run(params?: Params): RunResult;
-  get(params?: Params, options?: { rowMode?: 'object' }): R | undefined;
+  run(params?: Params, options?: CallOptions): RunResult;
+  run(...params: BindValue[]): RunResult;
+  get(params?: Params, options?: ObjectRowOptions): R | undefined;
   get<A extends ArrayRow = ArrayRow>(params: Params | undefined, options: ArrayRowOptions): A | undefined;
-  all(params?: Params, options?: { rowMode?: 'object' }): R[];
+  get(...params: BindValue[]): R | undefined;
+  all(params?: Params, options?: ObjectRowOptions): R[];
   all<A extends ArrayRow = ArrayRow>(params: Params | undefined, options: ArrayRowOptions): A[];
-  /** Rows one at a time; the statement is busy until the loop ends. */
-  iterate(params?: Params, options?: { rowMode?: 'object' }): Generator<R, void, undefined>;
+  all(...params: BindValue[]): R[];
+  /** Rows one at a time; the statement is busy until the loop ends; timeoutMs limits each step. */
+  iterate(params?: Params, options?: ObjectRowOptions): Generator<R, void, undefined>;
   iterate<A extends ArrayRow = ArrayRow>(params: Params | undefined, options: ArrayRowOptions): Generator<A, void, undefined>;
+  iterate(...params: BindValue[]): Generator<R, void, undefined>;
   finalize(): void;
 }
 
@@ -87,14 +101,16 @@ export declare class SyncDatabase {
   readonly name: string;
   readonly storage: Storage;
   readonly inTransaction: boolean;
-  exec(sql: string): void;
-  query<R extends Row = Row>(sql: string, params?: Params, options?: { rowMode?: 'object' }): R[];
+  /** Run one or more statements; with params, sql is one statement and they are bound to it. */
+  exec(sql: string, params?: Params, options?: CallOptions): void;
+  query<R extends RowShape<R> = Row>(sql: string, params?: Params, options?: ObjectRowOptions): R[];
   query<R extends ArrayRow = ArrayRow>(sql: string, params: Params | undefined, options: ArrayRowOptions): R[];
-  run(sql: string, params?: Params): RunResult;
-  prepare<R extends Row = Row>(sql: string): SyncStatement<R>;
-  iterate<R extends Row = Row>(sql: string, params?: Params, options?: { rowMode?: 'object' }): Generator<R, void, undefined>;
+  /** The rows the statement changed (0 if none) and the last inserted rowid. */
+  run(sql: string, params?: Params, options?: CallOptions): RunResult;
+  prepare<R extends RowShape<R> = Row>(sql: string): SyncStatement<R>;
+  iterate<R extends RowShape<R> = Row>(sql: string, params?: Params, options?: ObjectRowOptions): Generator<R, void, undefined>;
   iterate<R extends ArrayRow = ArrayRow>(sql: string, params: Params | undefined, options: ArrayRowOptions): Generator<R, void, undefined>;
-  batch<R extends Row = Row>(entries: readonly BatchEntry[], options?: { rowMode?: 'object' }): BatchResult<R>[];
+  batch<R extends RowShape<R> = Row>(entries: readonly BatchEntry[], options?: ObjectRowOptions): BatchResult<R>[];
   batch<R extends ArrayRow = ArrayRow>(entries: readonly BatchEntry[], options: ArrayRowOptions): BatchResult<R>[];
   /** fn(db) in a transaction (a savepoint when nested): committed when it returns, rolled back when it throws. */
   transaction<T>(fn: (db: SyncDatabase) => T): T;
@@ -104,7 +120,7 @@ export declare class SyncDatabase {
   exportStream(options?: { pagesPerChunk?: number }): ReadableStream<Uint8Array>;
   /** Bytes of the wasm memory. */
   heapSize(): number;
-  /** Time limit of each call in ms (0: none); past it the statement fails with SQLITE_INTERRUPT. */
+  /** Time limit of each call in ms (0: none); past it the statement fails with SQLITE_INTERRUPT.  A bad value is a TypeError. */
   timeoutMs: number;
   /** fn(...args) as an SQL function (argument count: fn.length, or any with varargs). */
   function(name: string, fn: (...args: SqlValue[]) => BindValue, options?: FunctionOptions): this;

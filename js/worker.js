@@ -13,9 +13,12 @@ import { SqliteError, storageError } from './errors.js';
 import { SQLITE_CANTOPEN } from './constants.js';
 import { openStorage } from './storage.js';
 import { SyncDatabase } from './sync-database.js';
+import { isStagingOf } from './transfer.js';
 import { DEFAULTS, HEADER_SIZE, POOL_ROOT, opfsAvailable } from './opfs-pool.js';
+import { openName, checkOpenOptions, SYNC } from './methods.js';
 
 export { SqliteError, STATS_FIELDS, opfsAvailable, HEADER_SIZE, POOL_ROOT };
+export * from './constants.js';
 export { SyncDatabase, SyncStatement } from './sync-database.js';
 export { poolNameOf, probeOpfs, listOpfs, deletePool } from './opfs-backend.js';
 export const LOCK_TIMEOUT_MS = DEFAULTS.lockTimeoutMs;
@@ -24,13 +27,18 @@ export const LOCK_TIMEOUT_MS = DEFAULTS.lockTimeoutMs;
 // storage (./storage.js: an OPFS pool named after the database, memory,
 // or files in Node).
 export async function open(name, options = {}) {
-  if (typeof name !== 'string' || name === '') throw new TypeError('open(name): name must be a non-empty string');
+  name = openName(name);
+  checkOpenOptions(options, SYNC);
   const { storage, backend } = await openStorage(name, options);
   let conn;
   try {
     const engine = await createEngine(backend, { wasm: options.wasm });
     if (options.observer) engine.setObserver(options.observer);
     conn = engine.open(name);
+    // An import's staging file left by a process or tab that died mid-way
+    // (the storage is ours now: no import of another can be running).
+    const main = engine.bridge.fullPathname(name);
+    for (const f of backend.list()) if (f.path && isStagingOf(f.path, main)) backend.xDelete(f.path);
     // The main database took a pool file.
     try { await backend.reserve(); } catch (e) { throw storageError(e, SQLITE_CANTOPEN, 'open: the storage cannot make room'); }
   } catch (e) {

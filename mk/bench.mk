@@ -12,6 +12,8 @@
 #   make bench-engine  the engines alone (no storage, temp_store=MEMORY),
 #                      ours against the official build in Node (CPU time)
 #                      and in Chromium: test/bench/engine.mjs.
+#   make bench-file-lock  the lock files storage 'file' could use, measured:
+#                      test/bench/file-lock.mjs.
 BENCH_ROWS    ?= 200000 1000000
 BENCH_REPS    ?= 5
 BENCH_BIG_MIB ?= 1024
@@ -58,6 +60,13 @@ bench-big: browser $(BENCH_DIR)/capped/sqlite3.mjs
 
 bench-report:
 	node test/bench/report.mjs $(BENCH_DIR)
+
+# How storage 'file' locks (docs/api.md, "Node: storage 'file'"): the
+# candidate lock files, cycles per second, processes contending, racers
+# taking over a dead owner's lock.
+.PHONY: bench-file-lock
+bench-file-lock:
+	node test/bench/file-lock.mjs
 
 # ---------------------------------------------------------------- builds
 # test/bench/bench.c natively: the shipped tempcrypt.o with the test build

@@ -54,7 +54,7 @@ BROWSER_LDFLAGS := $(BROWSER_LINK_OPT) $(BROWSER_WASM_FEATURES) -sEXPORT_ES6=1 -
     -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=16MB -sWASM_BIGINT=1 \
     -sFILESYSTEM=0 -sEXIT_RUNTIME=0 -sINCOMING_MODULE_JS_API=instantiateWasm,print,printErr \
     -sEXPORTED_FUNCTIONS=$(BROWSER_EXPORTS) \
-    -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8 \
+    -sEXPORTED_RUNTIME_METHODS=[] \
     --js-library wasm/browser/storage_library.js --js-library wasm/browser/api_library.js
 
 BROWSER_JS   := $(wildcard js/*.js) js/index.d.ts js/worker.d.ts js/kysely.d.ts
@@ -62,7 +62,7 @@ BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/storage_vfs.o $(BROWSER)/glue.o 
     $(patsubst %.c,$(BROWSER)/%.o,$(notdir $(TC_SRC)))
 
 .PHONY: browser test-browser
-browser: $(DIST)/sqlite3.mjs $(patsubst js/%,$(DIST)/%,$(BROWSER_JS))
+browser: $(DIST)/sqlite3.mjs $(patsubst js/%,$(DIST)/%,$(BROWSER_JS)) $(DIST)/constants.d.ts
 
 # Objects depend on the flags they were built with.
 $(eval $(call flags_stamp,$(BROWSER)/flags,$$(BROWSER_CFLAGS) $$(BROWSER_SQLITE_OPT) $$(BROWSER_SQLITE_DEFS)))
@@ -95,6 +95,10 @@ $(DIST)/%.js: js/%.js
 $(DIST)/%.d.ts: js/%.d.ts
 	@mkdir -p $(@D)
 	cp $< $@
+# The constants' types, from the one list of values.
+$(DIST)/constants.d.ts: js/constants.js scripts/constants-dts.mjs
+	@mkdir -p $(@D)
+	node scripts/constants-dts.mjs js/constants.js > $@
 
 BROWSERS ?=
 test-browser: browser

@@ -2,11 +2,13 @@
 // test/browser/run.mjs) and in Node (./node.mjs).  Each test throws on
 // failure; run() returns [{ name, ok, error }], the sync API's tests
 // (./sync-api.js) included.
-import { open } from '../../dist/index.js';
+import { open, SQLITE_BUSY as EXPORTED_BUSY, RESULT_CODE_NAMES } from '../../dist/index.js';
 import {
   SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_RANGE, SQLITE_MISUSE, SQLITE_CANTOPEN, SQLITE_CONSTRAINT, SQLITE_CONSTRAINT_UNIQUE,
+  SQLITE_ABORT_ROLLBACK, SQLITE_INTERRUPT, SQLITE_BUSY, SQLITE_CONSTRAINT_PRIMARYKEY,
 } from '../../dist/constants.js';
 import { eq, ok, rejects, sameBytes, readAll, runTests } from './assert.js';
+import { rng, randomString, wellFormed, hexUtf8, sqlLiteral, showString } from './strings.js';
 import { tests as syncTests } from './sync-api.js';
 
 export const tests = {
@@ -204,6 +206,114 @@ export const tests = {
       eq(both[1] - both[0], 1, 'the second transaction saw the first one\'s row');
       await db.exec('BEGIN; COMMIT');   // no transaction left open
     } finally { await db.close(); }
+  },
+
+  // Once SQLite has rolled back the transaction of transaction(fn) (here an
+  // OR ROLLBACK conflict that fn catches), every later call of tx fails and
+  // transaction() rejects; nothing runs in autocommit.
+  async transactionGone(storage) {
+    const db = await open(`txgone-${storage}.db`, { storage });
+    try {
+      await db.exec('DROP TABLE IF EXISTS q; CREATE TABLE q(x UNIQUE)');
+      let conflict = null, later = null, nested = null;
+      const e = await rejects(db.transaction(async (tx) => {
+        await tx.run('INSERT INTO q VALUES (1)');
+        try { await tx.run('INSERT OR ROLLBACK INTO q VALUES (1)'); } catch (err) { conflict = err; }
+        try { await tx.run('INSERT INTO q VALUES (2)'); } catch (err) { later = err; }
+        try { await tx.transaction(async (inner) => { await inner.run('INSERT INTO q VALUES (3)'); }); } catch (err) { nested = err; }
+      }), SQLITE_ABORT_ROLLBACK, 'transaction() after SQLite rolled it back');
+      ok(conflict && conflict.code === SQLITE_CONSTRAINT_UNIQUE, `the conflict: ${conflict && conflict.code}`);
+      ok(later && later.code === SQLITE_ABORT_ROLLBACK, `a later call of tx fails: ${later && later.message}`);
+      ok(nested && nested.code === SQLITE_ABORT_ROLLBACK, `a nested transaction fails: ${nested && nested.message}`);
+      ok(/rolled back/.test(e.message), e.message);
+      eq(await db.query('SELECT x FROM q'), [], 'nothing committed');
+      await db.transaction((tx) => tx.run('INSERT INTO q VALUES (5)'));
+      eq(await db.query('SELECT x FROM q'), [{ x: 5 }], 'the next transaction() works');
+    } finally { await db.close(); }
+  },
+
+  // Strings cross to the Worker and into SQLite as TextEncoder encodes
+  // them (lone surrogates -> U+FFFD, nothing else changed).
+  async strings(storage) {
+    const seed = 0xa5e0 + storage.length;
+    const r = rng(seed);
+    const strs = Array.from({ length: 60 }, () => randomString(r));
+    strs.push('a\uD800bc', "x\uD800'; DROP TABLE s; --", '\0a\0');
+    const db = await open(`strings-${storage}.db`, { storage });
+    try {
+      await db.exec('DROP TABLE IF EXISTS s; CREATE TABLE s(i INTEGER PRIMARY KEY, v TEXT)');
+      const ins = await db.prepare('INSERT INTO s(i, v) VALUES (?, ?)');
+      for (const [i, s] of strs.entries()) {
+        const want = wellFormed(s), what = `seed ${seed}, string ${i} ${showString(s)}`;
+        await ins.run([i, s]);
+        eq((await db.query('SELECT v, hex(v) AS h FROM s WHERE i = ?', [i]))[0], { v: want, h: hexUtf8(s) }, `bound value, ${what}`);
+        if (!s.includes('\0')) eq((await db.query(`SELECT ${sqlLiteral(s)} AS v`))[0].v, want, `SQL literal, ${what}`);
+      }
+      eq(await db.query("SELECT count(*) AS n FROM sqlite_schema WHERE name = 's'"), [{ n: 1 }], 'no literal ran as SQL');
+      const e = await rejects(db.query('SELECT 1;\0 SELECT 2'), SQLITE_MISUSE, 'a NUL in SQL text');
+      ok(/NUL/.test(e.message), e.message);
+    } finally { await db.close(); }
+  },
+
+  // Habits of better-sqlite3 and the official API through the Worker: a
+  // statement's parameters as arguments, exec() binding its parameters,
+  // timeoutMs for one call and db.timeoutMs (sent to the Worker), the
+  // error's codeName, the constants exported by the package.
+  async habits(storage) {
+    eq([EXPORTED_BUSY, RESULT_CODE_NAMES.get(SQLITE_BUSY)], [5, 'SQLITE_BUSY'], 'constants exported by the package');
+    const db = await open(`habits-${storage}.db`, { storage });
+    try {
+      await db.exec('DROP TABLE IF EXISTS h; CREATE TABLE h(id INTEGER PRIMARY KEY, s TEXT)');
+      await db.exec('INSERT INTO h VALUES (?, ?)', [9, 'exec']);
+      eq(await db.query('SELECT s FROM h WHERE id = 9'), [{ s: 'exec' }], 'exec(sql, params) binds them');
+      const ins = await db.prepare('INSERT INTO h(id, s) VALUES (?, ?)');
+      eq((await ins.run(1, 'a')).changes, 1, 'run(1, "a")');
+      await ins.run([2, 'b']);
+      const one = await db.prepare('SELECT s FROM h WHERE id = ?');
+      eq(await one.get(1), { s: 'a' }, 'get(1)');
+      eq(await one.all(2), [{ s: 'b' }], 'all(2)');
+      const seen = [];
+      for await (const r of one.iterate(2)) seen.push(r.s);
+      eq(seen, ['b'], 'iterate(2)');
+      eq(await one.get([1], { rowMode: 'array' }), ['a'], 'an array, then options');
+      const spin = 'WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c) SELECT count(*) FROM c';
+      let e = await rejects(db.query(spin, [], { timeoutMs: 30 }), SQLITE_INTERRUPT, 'timeoutMs for one query');
+      ok(/timeoutMs 30/.test(e.message), e.message);
+      eq(e.codeName, 'SQLITE_INTERRUPT', 'codeName across the Worker');
+      await rejects(db.exec(spin, null, { timeoutMs: 30 }), SQLITE_INTERRUPT, 'timeoutMs for one exec');
+      await rejects((await db.prepare(spin)).all(undefined, { timeoutMs: 30 }), SQLITE_INTERRUPT, 'timeoutMs for one stmt.all');
+      e = null;
+      try { for await (const r of db.iterate(spin, [], { timeoutMs: 30 })) void r; } catch (err) { e = err; }
+      ok(e && e.code === SQLITE_INTERRUPT, `timeoutMs for one iterate: ${e && e.message}`);
+      eq(db.timeoutMs, 0, 'no limit by default');
+      db.timeoutMs = 30;
+      eq(db.timeoutMs, 30, 'db.timeoutMs reads back');
+      await rejects(db.query(spin), SQLITE_INTERRUPT, 'db.timeoutMs reaches the Worker');
+      eq(await db.query('SELECT 1 AS x', [], { timeoutMs: 0 }), [{ x: 1 }], 'timeoutMs 0 for one call');
+      db.timeoutMs = 0;
+      e = await rejects(db.run('INSERT INTO h(id) VALUES (1)'), SQLITE_CONSTRAINT_PRIMARYKEY, 'a constraint');
+      eq(e.codeName, 'SQLITE_CONSTRAINT_PRIMARYKEY', 'extended codeName across the Worker');
+      let te = null;
+      try { db.timeoutMs = -5; } catch (err) { te = err; }
+      ok(te instanceof TypeError && db.timeoutMs === 0, `db.timeoutMs = -5 is refused: ${te && te.message}`);
+      await db.transaction(async (tx) => {
+        let txe = null;
+        try { tx.timeoutMs = 5; } catch (err) { txe = err; }
+        ok(txe instanceof TypeError && tx.timeoutMs === 0, `tx.timeoutMs = 5 is refused: ${txe && txe.message}`);
+      });
+      te = await db.query('SELECT 1', [], { timeout: 5 }).then(() => null, (err) => err);
+      ok(te instanceof TypeError && /'timeout'/.test(te.message), `an unknown option of one call is refused: ${te && te.message}`);
+      te = await db.run('SELECT 1', [], { rowMode: 'array' }).then(() => null, (err) => err);
+      ok(te instanceof TypeError, `run() takes no rowMode: ${te && te.message}`);
+    } finally { await db.close(); }
+    const limited = await open(`habits2-${storage}.db`, { storage, timeoutMs: 30 });
+    try {
+      eq(limited.timeoutMs, 30, "open()'s timeoutMs reads back");
+      await rejects(limited.query('WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c) SELECT count(*) FROM c'), SQLITE_INTERRUPT, "open()'s timeoutMs");
+    } finally { await limited.close(); }
+    let te = null;
+    try { await open(`habits3-${storage}.db`, { storage, timeout: 30 }); } catch (err) { te = err; }
+    ok(te instanceof TypeError && /timeoutMs/.test(te.message), `an unknown open() option is refused: ${te && te.message}`);
   },
 
   async iterate(storage) {

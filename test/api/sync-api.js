@@ -1,8 +1,14 @@
 // Tests of the synchronous API (sqlite-tempcrypt/worker): in a dedicated
 // Worker in a browser (sync-worker.js), in-process in Node.
 import { open } from '../../dist/worker.js';
-import { SQLITE_MISUSE, SQLITE_NOTADB, SQLITE_CONSTRAINT_UNIQUE } from '../../dist/constants.js';
+import {
+  SQLITE_MISUSE, SQLITE_NOTADB, SQLITE_CONSTRAINT, SQLITE_CONSTRAINT_UNIQUE, SQLITE_CONSTRAINT_PRIMARYKEY, SQLITE_ABORT_ROLLBACK,
+  SQLITE_INTERRUPT, SQLITE_ERROR, SQLITE_RANGE,
+} from '../../dist/constants.js';
 import { eq, ok, rejects, sameBytes, readAll } from './assert.js';
+import { rng, randomString, wellFormed, hexUtf8, sqlLiteral, showString } from './strings.js';
+
+const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
 
 export const tests = {
   async statements(storage) {
@@ -183,5 +189,277 @@ export const tests = {
   async storage(storage) {
     const db = await open(`sync-storage-${storage}.db`, { storage });
     try { eq(db.storage, storage, 'db.storage says what was used'); } finally { db.close(); }
+  },
+
+  // Every JS string that enters wasm is encoded as TextEncoder does (a
+  // lone surrogate becomes U+FFFD, nothing else changes): bound values,
+  // SQL text, named parameters, function results and arguments, collation
+  // arguments, column names.  (A lone surrogate used to swallow the next
+  // character, a closing quote included.)
+  async strings(storage) {
+    const seed = 0x5eed0 + storage.length;
+    const r = rng(seed);
+    const strs = Array.from({ length: 300 }, () => randomString(r));
+    strs.push('a\uD800bc', "x\uD800'; DROP TABLE s; --", '\uDBFF', '\uDC00\uD800', '\0a\0', '');
+    const db = await open(`sync-strings-${storage}.db`, { storage });
+    const seen = new Set();
+    try {
+      db.exec('DROP TABLE IF EXISTS s; CREATE TABLE s(i INTEGER PRIMARY KEY, v TEXT)');
+      db.function('pick', (i) => strs[i]);
+      db.function('echo', (x) => x);
+      db.collation('spy', (a, b) => { seen.add(a); seen.add(b); return cmp(a, b); });
+      const ins = db.prepare('INSERT INTO s(i, v) VALUES (?, ?)');
+      strs.forEach((s, i) => {
+        const want = wellFormed(s), what = `seed ${seed}, string ${i} ${showString(s)}`;
+        ins.run([i, s]);
+        eq(db.query('SELECT v, hex(v) AS h FROM s WHERE i = ?', [i])[0], { v: want, h: hexUtf8(s) }, `bound value, ${what}`);
+        eq(db.query('SELECT :v AS v', { v: s })[0].v, want, `named parameter, ${what}`);
+        eq(db.query('SELECT pick(?) AS v', [i])[0].v, want, `function result, ${what}`);
+        eq(db.query('SELECT echo(?) AS v', [s])[0].v, want, `function argument, ${what}`);
+        if (s.includes('\0')) return;
+        eq(db.query(`SELECT ${sqlLiteral(s)} AS v`)[0].v, want, `SQL literal, ${what}`);
+        db.exec(`INSERT INTO s(i, v) VALUES (${100000 + i}, ${sqlLiteral(s)})`);
+        eq(db.query('SELECT v FROM s WHERE i = ?', [100000 + i])[0].v, want, `SQL literal through exec, ${what}`);
+        eq(Object.keys(db.query(`SELECT 1 AS "${s.replace(/"/g, '""')}"`)[0]), [want], `column name, ${what}`);
+      });
+      eq(db.query("SELECT count(*) AS n FROM sqlite_schema WHERE name = 's'"), [{ n: 1 }], 'no literal ran as SQL');
+      db.query('SELECT v FROM s ORDER BY v COLLATE spy');
+      const wanted = new Set(strs.map(wellFormed));
+      const odd = [...seen].filter((x) => !wanted.has(x) && !x.includes('\0'));
+      eq(odd.map(showString), [], 'collation arguments are the stored strings');
+      ok(seen.size > 100, `the collation saw the strings (${seen.size})`);
+      // Names: a function, a collation and a parameter name, each with a lone surrogate.
+      db.function('f\uD800x', () => 'called');
+      eq(db.query('SELECT "f\uFFFDx"() AS v'), [{ v: 'called' }], 'a function name is encoded like the SQL that calls it');
+      eq(db.query('SELECT :p\uD800 AS v', { 'p\uD800': 7 }), [{ v: 7 }], 'a parameter name with a lone surrogate');
+      db.collation('c\uDC00', (a, b) => cmp(b, a));
+      eq(db.query("SELECT v FROM s WHERE i IN (300, 301) ORDER BY v COLLATE \"c\uFFFD\"").map((x) => x.v), ["x\uFFFD'; DROP TABLE s; --", 'a\uFFFDbc'], 'a collation name (reversed order)');
+    } finally { db.close(); }
+    // A database name: the same database as its TextEncoder encoding (and OPFS's pool name works).
+    const named = await open(`sync-strings-\uD800-${storage}.db`, { storage });
+    try {
+      eq(named.name, `sync-strings-\uFFFD-${storage}.db`, 'db.name');
+      named.exec('DROP TABLE IF EXISTS k; CREATE TABLE k(x); INSERT INTO k VALUES (1)');
+    } finally { await named.close(); }
+    if (storage !== 'memory') {
+      const again = await open(`sync-strings-\uFFFD-${storage}.db`, { storage });
+      try { eq(again.query('SELECT x FROM k'), [{ x: 1 }], 'the same database'); } finally { await again.close(); }
+    }
+  },
+
+  // A NUL in SQL text is an error at once (it used to spin for ever: the
+  // prepare loop did not move past it).
+  async nulInSql(storage) {
+    const db = await open(`sync-nul-${storage}.db`, { storage, timeoutMs: 1000 });
+    try {
+      db.exec('DROP TABLE IF EXISTS n; CREATE TABLE n(x)');
+      const calls = {
+        exec: () => db.exec('INSERT INTO n VALUES (1);\0 INSERT INTO n VALUES (2)'),
+        execAfter: () => db.exec('SELECT 1;\0'),
+        query: () => db.query('SELECT 1\0'),
+        run: () => db.run('INSERT INTO n VALUES (3)\0'),
+        prepare: () => db.prepare('SELECT\0 1'),
+        iterate: () => [...db.iterate('SELECT 1\0')],
+        batch: () => db.batch(['INSERT INTO n VALUES (4)', 'SELECT 1\0']),
+      };
+      for (const [name, call] of Object.entries(calls)) {
+        const e = await rejects(call, SQLITE_MISUSE, name);
+        ok(/NUL/.test(e.message), `${name}: the message says why: ${e.message}`);
+      }
+      eq(db.query('SELECT count(*) AS n FROM n'), [{ n: 0 }], 'nothing ran');
+      eq(db.query('SELECT ? AS v', ['a\0b'])[0].v, 'a\0b', 'a NUL in a bound value is kept');
+    } finally { db.close(); }
+  },
+
+  // Once SQLite has ended the transaction of transaction(fn) itself (an OR
+  // ROLLBACK conflict, a write cut off by timeoutMs, SQL in fn that ends
+  // it), every later statement of fn fails and transaction() rejects: none
+  // of them may run in autocommit and stay.
+  async transactionGone(storage) {
+    const db = await open(`sync-txgone-${storage}.db`, { storage });
+    try {
+      db.exec('DROP TABLE IF EXISTS q; CREATE TABLE q(x UNIQUE)');
+      let conflict = null, later = null, nested = null, reached = false;
+      const e = await rejects(() => db.transaction(() => {
+        db.run('INSERT INTO q VALUES (1)');
+        try { db.run('INSERT OR ROLLBACK INTO q VALUES (1)'); } catch (err) { conflict = err; }
+        try { db.run('INSERT INTO q VALUES (2)'); } catch (err) { later = err; }
+        try { db.transaction(() => db.run('INSERT INTO q VALUES (3)')); } catch (err) { nested = err; }
+        reached = true;
+      }), SQLITE_ABORT_ROLLBACK, 'transaction() after SQLite rolled it back');
+      ok(reached && conflict && conflict.code === SQLITE_CONSTRAINT_UNIQUE, `the conflict: ${conflict && conflict.code}`);
+      ok(later && later.code === SQLITE_ABORT_ROLLBACK, `a later statement fails: ${later && later.message}`);
+      ok(nested && nested.code === SQLITE_ABORT_ROLLBACK, `a nested transaction fails: ${nested && nested.message}`);
+      ok(/rolled back/.test(e.message), e.message);
+      eq(db.query('SELECT x FROM q'), [], 'nothing committed');
+      ok(!db.inTransaction, 'no transaction left open');
+      // A write cut off by the time limit.
+      db.timeoutMs = 30;
+      let cut = null;
+      await rejects(() => db.transaction(() => {
+        db.run('INSERT INTO q VALUES (10)');
+        try {
+          db.run('INSERT INTO q WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT 1000 + n FROM c');
+        } catch (err) { cut = err; }
+        db.run('INSERT INTO q VALUES (11)');
+      }), SQLITE_ABORT_ROLLBACK, 'transaction() after a write cut off by timeoutMs');
+      db.timeoutMs = 0;
+      ok(cut && cut.code === SQLITE_INTERRUPT, `the write was cut off: ${cut && cut.code}`);
+      eq(db.query('SELECT x FROM q'), [], 'nothing committed after the time limit');
+      // SQL in fn that ends the transaction itself.
+      await rejects(() => db.transaction(() => {
+        db.run('INSERT INTO q VALUES (20)');
+        db.exec('COMMIT');
+        db.run('INSERT INTO q VALUES (21)');
+      }), SQLITE_ABORT_ROLLBACK, 'a statement after fn committed by hand');
+      eq(db.query('SELECT x FROM q'), [{ x: 20 }], 'what fn committed by hand stays; nothing after it ran');
+      db.transaction(() => db.run('INSERT INTO q VALUES (30)'));
+      eq(db.query('SELECT count(*) AS n FROM q'), [{ n: 2 }], 'the next transaction() works');
+    } finally { db.close(); }
+  },
+
+  // A function, aggregate or collation that throws fails its statement and
+  // undoes it (a throwing collation used to count as "equal" and leave the
+  // statement's changes).
+  async callbacksUndo(storage) {
+    const db = await open(`sync-cbundo-${storage}.db`, { storage });
+    try {
+      db.exec("DROP TABLE IF EXISTS w; CREATE TABLE w(s TEXT); INSERT INTO w VALUES ('a'), ('b'), ('c')");
+      const rows = () => db.query('SELECT s FROM w ORDER BY rowid').map((x) => x.s);
+      db.collation('flaky', (a, b) => { if (a === 'c' || b === 'c') throw new Error('flaky collation'); return cmp(a, b); });
+      db.collation('never', () => { throw new Error('never compares'); });
+      db.function('boom', (s) => { if (s === 'c') throw new Error('boom on c'); return s + '?'; });
+      db.aggregate('badagg', { start: 0, step: (acc, s) => { if (s === 'b') throw new Error('bad step'); return acc + 1; } });
+      // The error of fn() (which must throw), checked after what must be undone.
+      const failure = (fn) => { try { fn(); } catch (err) { return err; } throw new Error('did not throw'); };
+      const isError = (err, re, what) => ok(err.name === 'SqliteError' && re.test(err.message), `${what}: ${err.name}: ${err.message}`);
+      let e = failure(() => db.run("UPDATE w SET s = s || '!' WHERE s > 'a' COLLATE flaky"));
+      eq(rows(), ['a', 'b', 'c'], 'a collation throwing mid-UPDATE: the UPDATE was undone');
+      isError(e, /flaky collation/, 'a collation throwing mid-UPDATE');
+      e = failure(() => db.run("INSERT INTO w SELECT 'z' WHERE 'a' < 'b' COLLATE never"));
+      eq(rows(), ['a', 'b', 'c'], 'a collation throwing in a one-row INSERT: the INSERT was undone');
+      isError(e, /never compares/, 'a collation throwing in a one-row INSERT');
+      db.exec('DROP TABLE IF EXISTS u; CREATE TABLE u(s TEXT UNIQUE COLLATE never)');
+      db.run("INSERT INTO u VALUES ('x')");
+      e = failure(() => db.run("INSERT INTO u VALUES ('y')"));
+      eq(db.query('SELECT s FROM u'), [{ s: 'x' }], 'a throwing collation in a UNIQUE index: the second row is not in the table');
+      isError(e, /never compares/, 'a throwing collation in a UNIQUE index');
+      e = failure(() => db.query("UPDATE w SET s = 'u' WHERE s = 'a' RETURNING (s < 'z' COLLATE never) AS r"));
+      eq(rows(), ['a', 'b', 'c'], 'a throwing collation in RETURNING (after the rows changed): the UPDATE was undone');
+      isError(e, /never compares/, 'a throwing collation in RETURNING');
+      e = failure(() => db.run('UPDATE w SET s = boom(s)'));
+      eq(rows(), ['a', 'b', 'c'], 'undone after a function threw');
+      isError(e, /boom on c/, 'a throwing function');
+      e = failure(() => db.run('INSERT INTO w SELECT badagg(s) FROM w'));
+      eq(rows(), ['a', 'b', 'c'], 'undone after an aggregate threw');
+      isError(e, /bad step/, 'a throwing aggregate');
+      // Inside transaction(fn): the statement fails, and transaction() does too.
+      e = failure(() => db.transaction(() => {
+        db.run("INSERT INTO w VALUES ('d')");
+        db.run("UPDATE w SET s = s || '!' WHERE s > 'a' COLLATE flaky");
+      }));
+      eq(rows(), ['a', 'b', 'c'], 'a throwing collation in a transaction: the transaction was undone');
+      isError(e, /flaky collation/, 'a throwing collation in a transaction');
+      ok(!db.inTransaction, 'no transaction left open');
+      // Other statements running meanwhile are not disturbed (no sqlite3_interrupt).
+      const open1 = db.prepare('SELECT s FROM w ORDER BY rowid').iterate();
+      eq(open1.next().value, { s: 'a' }, 'an iteration is open');
+      e = failure(() => db.query("SELECT s FROM w ORDER BY s COLLATE never"));
+      isError(e, /never compares/, 'a throwing collation while an iteration is open');
+      eq([...open1].map((r) => r.s), ['b', 'c'], 'the open iteration goes on');
+      eq(db.query('SELECT s FROM w ORDER BY s COLLATE nocase'), [{ s: 'a' }, { s: 'b' }, { s: 'c' }], 'usable afterwards');
+    } finally { db.close(); }
+  },
+
+  // changes counts what this statement changed (0 for DDL and SELECT), as
+  // better-sqlite3 reports it; exec() binds its parameters; a statement
+  // after an import finds the database named like the staging file intact;
+  // open() refuses unknown options and names with NUL.
+  async smallOnes(storage) {
+    const db = await open(`sync-small-${storage}.db`, { storage });
+    try {
+      db.exec('DROP TABLE IF EXISTS t; CREATE TABLE t(x)');
+      eq(db.run('INSERT INTO t VALUES (1)').changes, 1, 'insert');
+      eq(db.run('CREATE TABLE IF NOT EXISTS t2(y)').changes, 0, 'DDL after an insert changes nothing');
+      eq(db.run('SELECT 1').changes, 0, 'SELECT changes nothing');
+      eq(db.prepare('UPDATE t SET x = x WHERE 0').run().changes, 0, 'an UPDATE of no row');
+      eq(db.batch([['INSERT INTO t VALUES (2)'], 'CREATE TABLE IF NOT EXISTS t3(z)']).map((x) => x.changes), [1, 0], 'batch');
+      db.exec('INSERT INTO t VALUES (?)', [5]);
+      db.exec('INSERT INTO t VALUES (:v)', { v: 6 });
+      eq(db.query('SELECT x FROM t ORDER BY rowid').map((x) => x.x), [1, 2, 5, 6], 'exec(sql, params) binds them');
+      await rejects(() => db.exec('INSERT INTO t VALUES (?); INSERT INTO t VALUES (?)', [7]), SQLITE_MISUSE, 'exec with params and several statements');
+      eq(db.query('SELECT count(*) AS n FROM t'), [{ n: 4 }], 'nothing ran');
+    } finally { db.close(); }
+    let e = null;
+    try { await open(`sync-small-${storage}.db`, { storage, timeout: 100 }); } catch (err) { e = err; }
+    ok(e instanceof TypeError && /timeout/.test(e.message) && /timeoutMs/.test(e.message), `unknown option refused with the known ones: ${e && e.message}`);
+    e = null;
+    try { await open(`sync-small-${storage}.db\0x`, { storage }); } catch (err) { e = err; }
+    ok(e instanceof TypeError && /NUL/.test(e.message), `a name with NUL is refused: ${e && e.message}`);
+  },
+
+  // import() stages in a file of its own: a database of the storage named
+  // like the old staging file ("<name>-tcimport") is left alone.
+  async importStagingName(storage) {
+    const db = await open(`sync-stage-${storage}.db`, { storage });
+    try {
+      db.exec(`DROP TABLE IF EXISTS k; CREATE TABLE k(v); INSERT INTO k VALUES ('imported')`);
+      const image = db.export();
+      db.exec(`ATTACH 'sync-stage-${storage}.db-tcimport' AS other; DROP TABLE IF EXISTS other.keep;
+        CREATE TABLE other.keep(v); INSERT INTO other.keep VALUES ('precious'); DETACH other`);
+      await db.import(image);
+      db.exec(`ATTACH 'sync-stage-${storage}.db-tcimport' AS other`);
+      eq(db.query('SELECT v FROM other.keep'), [{ v: 'precious' }], 'the other database is intact');
+      db.exec('DETACH other');
+      eq(db.query('SELECT v FROM k'), [{ v: 'imported' }], 'imported');
+      eq(db.files.list().filter((f) => f.path && /tcimport-/.test(f.path)), [], 'no staging file left');
+    } finally { db.close(); }
+  },
+
+  // Habits of better-sqlite3 and the official API: a statement's parameters
+  // as arguments, per-call options (timeoutMs), err.codeName, exported
+  // constants; unknown per-call options refused.
+  async habits(storage) {
+    const d2 = await open(`sync-habits-${storage}.db`, { storage });
+    try {
+      d2.exec('DROP TABLE IF EXISTS h; CREATE TABLE h(id INTEGER PRIMARY KEY, s TEXT, b BLOB)');
+      const ins = d2.prepare('INSERT INTO h(id, s, b) VALUES (?, ?, ?)');
+      eq(ins.run(1, 'a', new Uint8Array([1])).changes, 1, 'run(1, "a", blob)');
+      eq(ins.run([2, 'b', null]).changes, 1, 'run([...])');
+      eq(d2.query('SELECT b FROM h WHERE id = 1'), [{ b: new Uint8Array([1]) }], 'a blob given as an argument');
+      const one = d2.prepare('SELECT s FROM h WHERE id = ?');
+      eq(one.get(1), { s: 'a' }, 'get(1)');
+      eq(one.get([2]), { s: 'b' }, 'get([2])');
+      eq(one.all(1), [{ s: 'a' }], 'all(1)');
+      eq([...one.iterate(2)], [{ s: 'b' }], 'iterate(2)');
+      eq(one.get(null), undefined, 'get(null) binds NULL');
+      await rejects(() => one.all(2, 'x'), SQLITE_RANGE, 'two arguments for one parameter');
+      const named = d2.prepare('SELECT s FROM h WHERE id = :id');
+      eq(named.get({ id: 1 }, { rowMode: 'array' }), ['a'], 'named object, then options');
+      const spin = 'WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c) SELECT count(*) FROM c';
+      eq(d2.timeoutMs, 0, 'no limit by default');
+      let e = await rejects(() => d2.query(spin, [], { timeoutMs: 30 }), SQLITE_INTERRUPT, 'query with timeoutMs for one call');
+      ok(/timeoutMs 30/.test(e.message), e.message);
+      eq(e.codeName, 'SQLITE_INTERRUPT', 'codeName');
+      await rejects(() => d2.exec(spin, null, { timeoutMs: 30 }), SQLITE_INTERRUPT, 'exec with timeoutMs');
+      await rejects(() => d2.prepare(spin).get(undefined, { timeoutMs: 30 }), SQLITE_INTERRUPT, 'stmt.get with timeoutMs');
+      e = null;
+      try { for (const r of d2.iterate(spin, [], { timeoutMs: 30 })) void r; } catch (err) { e = err; }
+      ok(e && e.code === SQLITE_INTERRUPT, 'iterate with timeoutMs');
+      d2.timeoutMs = 20;
+      eq(d2.query('SELECT 1 AS x', [], { timeoutMs: 0 }), [{ x: 1 }], 'timeoutMs 0 for one call');
+      await rejects(() => d2.query(spin), SQLITE_INTERRUPT, 'db.timeoutMs');
+      d2.timeoutMs = 0;
+      e = await rejects(() => d2.run('INSERT INTO h(id) VALUES (1)'), SQLITE_CONSTRAINT_PRIMARYKEY, 'a constraint');
+      eq([e.codeName, e.primaryCode, e.code], ['SQLITE_CONSTRAINT_PRIMARYKEY', SQLITE_CONSTRAINT, 1555], 'codeName of an extended code');
+      for (const [what, call] of [['query', () => d2.query('SELECT 1', [], { timeout: 5 })], ['run', () => d2.run('SELECT 1', [], { rowMode: 'array' })],
+        ['stmt.all', () => d2.prepare('SELECT 1').all([], { timout: 1 })], ['timeoutMs -1', () => d2.query('SELECT 1', [], { timeoutMs: -1 })],
+        ['db.timeoutMs = "5"', () => { d2.timeoutMs = '5'; }]]) {
+        let te = null;
+        try { call(); } catch (err) { te = err; }
+        ok(te instanceof TypeError, `${what}: a TypeError (${te && te.name}: ${te && te.message})`);
+      }
+      eq(d2.timeoutMs, 0, 'a refused value leaves the limit as it was');
+    } finally { d2.close(); }
   },
 };

@@ -1,6 +1,9 @@
 // Compiled by tsc (never run): uses the hand-written declarations the way
 // package users do, through the package's own exports map.
-import { open, SqliteError, type Database, type Row, type TempcryptStats, type SqlValue, type BatchResult, type Transaction, type Storage } from 'sqlite-tempcrypt';
+import {
+  open, SqliteError, SQLITE_BUSY, SQLITE_CONSTRAINT_UNIQUE, RESULT_CODE_NAMES, type Database, type Row, type TempcryptStats, type SqlValue,
+  type BatchResult, type Transaction, type Storage,
+} from 'sqlite-tempcrypt';
 import * as w from 'sqlite-tempcrypt/worker';
 import { SqliteTempcryptDialect } from 'sqlite-tempcrypt/kysely';
 import { Kysely } from 'kysely';
@@ -14,6 +17,44 @@ async function kysely(): Promise<void> {
   void names;
 }
 void kysely;
+
+// Row types may be interfaces as well as type aliases; a column that is no
+// SqlValue is an error.
+interface Note { id: number; body: string; tag: string | null }
+interface Dated { id: number; when: Date }
+async function rowTypes(db: Database, sdb: w.SyncDatabase): Promise<void> {
+  const notes: Note[] = await db.query<Note>('SELECT id, body, tag FROM notes');
+  const st = await db.prepare<Note>('SELECT id, body, tag FROM notes WHERE id = ?');
+  const one: Note | undefined = await st.get(1);
+  const byArray: Note | undefined = await st.get([1], { timeoutMs: 100 });
+  const many: Note[] = await st.all(1);
+  for await (const n of st.iterate(1)) { const b: string = n.body; void b; }
+  await st.run(1, 'a', null, new Uint8Array(1), 2n);
+  const b: BatchResult<Note>[] = await db.batch<Note>(['SELECT 1']);
+  const sst: w.SyncStatement<Note> = sdb.prepare<Note>('SELECT id, body, tag FROM notes WHERE id = ?');
+  const s1: Note | undefined = sst.get(1);
+  const s2: Note[] = sdb.query<Note>('SELECT 1', [], { timeoutMs: 5 });
+  for (const n of sdb.iterate<Note>('SELECT 1')) { const t: string | null = n.tag; void t; }
+  // @ts-expect-error: a Date is not a column value
+  await db.query<Dated>('SELECT 1');
+  // @ts-expect-error: nor in the sync API
+  sdb.prepare<Dated>('SELECT 1');
+  // Per-call options, db.timeoutMs, error names and constants.
+  await db.exec('INSERT INTO t VALUES (?)', [1], { timeoutMs: 50 });
+  await db.run('INSERT INTO t VALUES (?)', [1], { timeoutMs: 50 });
+  // @ts-expect-error: no such option
+  await db.run('SELECT 1', [], { timeout: 50 });
+  db.timeoutMs = 250;
+  const ms: number = db.timeoutMs;
+  try { await db.run('SELECT 1'); } catch (e) {
+    if (e instanceof SqliteError && e.code === SQLITE_CONSTRAINT_UNIQUE) { const name: string = e.codeName; void name; }
+  }
+  const busy: 5 = SQLITE_BUSY;
+  const named: string | undefined = RESULT_CODE_NAMES.get(2067);
+  const wbusy: 5 = w.SQLITE_BUSY;
+  void [notes, one, byArray, many, b, s1, s2, ms, busy, named, wbusy];
+}
+void rowTypes;
 
 async function main(): Promise<void> {
   const db: Database = await open('app.db', { storage: 'opfs' });

@@ -22,6 +22,11 @@ function throwsCode(fn, code) {
   throw new Error('did not throw');
 }
 
+// SQLite's full path name of file `name` in backend b: what its
+// xFullPathname makes of it (storage 'file': a real path in its
+// directory), else "/name".
+const full = (b, name) => (b.xFullPathname ? b.xFullPathname(name) : '/' + name);
+
 // name -> fn(b, kind): throws when the rule is broken.
 export const RULES = {
   'kind names the backend': (b, kind) => eq(b.kind, kind),
@@ -29,23 +34,23 @@ export const RULES = {
   'headerSize is a number of bytes': (b) => ok(Number.isInteger(b.headerSize) && b.headerSize >= 0, `headerSize ${b.headerSize}`),
 
   'a missing file without SQLITE_OPEN_CREATE is SQLITE_CANTOPEN': (b) => {
-    eq(b.xAccess('/missing.db'), false, 'xAccess before');
-    throwsCode(() => b.xOpen('/missing.db', DB), SQLITE_CANTOPEN);
-    eq(b.xAccess('/missing.db'), false, 'xAccess after');
+    eq(b.xAccess(full(b, 'missing.db')), false, 'xAccess before');
+    throwsCode(() => b.xOpen(full(b, 'missing.db'), DB), SQLITE_CANTOPEN);
+    eq(b.xAccess(full(b, 'missing.db')), false, 'xAccess after');
   },
 
   "a named file's handle carries SQLite's name, this open's flags and temp false": (b) => {
-    const h = b.xOpen('/named.db', NEW_DB);
-    eq({ name: h.name, flags: h.flags, temp: h.temp }, { name: '/named.db', flags: NEW_DB, temp: false });
-    eq(b.xAccess('/named.db'), true, 'xAccess');
-    const again = b.xOpen('/named.db', DB);
+    const h = b.xOpen(full(b, 'named.db'), NEW_DB);
+    eq({ name: h.name, flags: h.flags, temp: h.temp }, { name: full(b, 'named.db'), flags: NEW_DB, temp: false });
+    eq(b.xAccess(full(b, 'named.db')), true, 'xAccess');
+    const again = b.xOpen(full(b, 'named.db'), DB);
     eq(again.flags, DB, 'the flags of the second open');
     b.xClose(again);
     b.xClose(h);
   },
 
   'reads give what was written; a read past the end returns fewer bytes': (b) => {
-    const h = b.xOpen('/rw.db', NEW_DB);
+    const h = b.xOpen(full(b, 'rw.db'), NEW_DB);
     b.xWrite(h, bytes(1, 2, 3, 4), 0);
     b.xWrite(h, bytes(9, 9), 10);
     b.xSync(h, 0);
@@ -56,7 +61,7 @@ export const RULES = {
     eq(b.xRead(h, new Uint8Array(8), 8), 4, 'short read at the end');
     eq(b.xRead(h, new Uint8Array(8), 100), 0, 'read past the end');
     b.xClose(h);
-    const h2 = b.xOpen('/rw.db', DB);
+    const h2 = b.xOpen(full(b, 'rw.db'), DB);
     const buf2 = new Uint8Array(4);
     b.xRead(h2, buf2, 0);
     eq([...buf2], [1, 2, 3, 4], 'a later open sees the bytes');
@@ -64,7 +69,7 @@ export const RULES = {
   },
 
   'truncate shrinks the file': (b) => {
-    const h = b.xOpen('/trunc.db', NEW_DB);
+    const h = b.xOpen(full(b, 'trunc.db'), NEW_DB);
     b.xWrite(h, new Uint8Array(100).fill(7), 0);
     b.xTruncate(h, 10);
     eq(b.xSize(h), 10, 'size');
@@ -73,12 +78,12 @@ export const RULES = {
   },
 
   'xDelete removes a named file and says whether there was one': (b) => {
-    const h = b.xOpen('/del.db-journal', SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_MAIN_JOURNAL);
+    const h = b.xOpen(full(b, 'del.db-journal'), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_MAIN_JOURNAL);
     b.xWrite(h, bytes(1), 0);
     b.xClose(h);
-    eq(b.xDelete('/del.db-journal'), true, 'first delete');
-    eq(b.xAccess('/del.db-journal'), false, 'xAccess');
-    eq(b.xDelete('/del.db-journal'), false, 'second delete');
+    eq(b.xDelete(full(b, 'del.db-journal')), true, 'first delete');
+    eq(b.xAccess(full(b, 'del.db-journal')), false, 'xAccess');
+    eq(b.xDelete(full(b, 'del.db-journal')), false, 'second delete');
   },
 
   'a temp file gets a name of its own, temp true, and goes at close': (b) => {
@@ -96,10 +101,10 @@ export const RULES = {
   },
 
   'a named file opened with SQLITE_OPEN_DELETEONCLOSE goes at close': (b) => {
-    const h = b.xOpen('/doc.db', NEW_DB | SQLITE_OPEN_DELETEONCLOSE);
+    const h = b.xOpen(full(b, 'doc.db'), NEW_DB | SQLITE_OPEN_DELETEONCLOSE);
     b.xWrite(h, bytes(1, 2), 0);
     b.xClose(h);
-    eq(b.xAccess('/doc.db'), false, 'xAccess');
+    eq(b.xAccess(full(b, 'doc.db')), false, 'xAccess');
   },
 };
 

@@ -25,8 +25,12 @@ export function kindStores(lib, kind, tag, { off = false } = {}) {
     const opens = { n: 0 };
     let backend = await openBackend();
     let engine = await engineOver(lib, backend, off, opens);
+    // A backend with real paths (storage 'file') takes an absolute name as
+    // given: cases' names that look absolute ("/tmp/1") stay inside the
+    // scratch directory all the same.
+    const local = (name) => (backend.xFullPathname && name.startsWith('/') ? name.slice(1) : name);
     return {
-      open: (name) => engine.open(name),
+      open: (name) => engine.open(local(name)),
       tempOpens: () => opens.n,
       async restart() {
         if (kind.persistent) {

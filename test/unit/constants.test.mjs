@@ -37,3 +37,24 @@ test('every SQLITE_* constant of js/constants.js is the value in sqlite3.h', { s
   assert.ok(names.length >= 40, `only ${names.length} SQLITE_ constants`);
   for (const n of names) assert.equal(constants[n], value(n), n);
 });
+
+// The result codes of sqlite3.h: the primary ones (the block from
+// SQLITE_OK to SQLITE_DONE) and every extended one (a primary code |
+// (n<<8)), by name.
+function resultCodes(text) {
+  const block = text.slice(text.indexOf('#define SQLITE_OK '), text.indexOf('\n', text.indexOf('#define SQLITE_DONE ')));
+  const primary = [...block.matchAll(/^#\s*define\s+(SQLITE_[A-Z]+)\s+\d+/gm)].map((m) => m[1]);
+  const extended = [...text.matchAll(/^#\s*define\s+(SQLITE_[A-Z_]+)\s+\(SQLITE_[A-Z]+\s*\|\s*\(\d+<<8\)\)/gm)].map((m) => m[1]);
+  return [...primary, ...extended];
+}
+
+test('js/constants.js has every result code of sqlite3.h, and RESULT_CODE_NAMES names exactly those', { skip: !fs.existsSync(HEADER) && 'build/sqlite/sqlite3.h not fetched yet (make sqlite)' }, () => {
+  const text = fs.readFileSync(HEADER, 'utf8');
+  const names = resultCodes(text);
+  assert.ok(names.length > 100 && names.includes('SQLITE_DONE') && names.includes('SQLITE_CONSTRAINT_UNIQUE'), `${names.length} result codes found in sqlite3.h`);
+  const value = defines(text);
+  for (const n of names) assert.equal(constants[n], value(n), n);
+  assert.deepEqual([...constants.RESULT_CODE_NAMES.values()].sort(), [...names].sort());
+  for (const [code, name] of constants.RESULT_CODE_NAMES) assert.equal(constants[name], code, name);
+  assert.equal(new Set(constants.RESULT_CODE_NAMES.keys()).size, names.length, 'no two names share a value');
+});

@@ -5,7 +5,8 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { open } from '../../dist/index.js';
 import { open as openSync } from '../../dist/worker.js';
 import { createEngine } from '../../dist/engine.js';
@@ -196,4 +197,23 @@ test("a failure writing an import's staging file is an SqliteError with the caus
   assert.deepEqual(db.query('SELECT x FROM t'), [{ x: 1 }], 'the database is as it was');
   assert.ok(!backend.xAccess('/imp.db-tcimport'), 'no staging file left');
   db.close();
+});
+
+// Regression: a NUL in SQL text made the prepare loop spin for ever (its
+// position did not move past the NUL; timeoutMs did not stop it, and in
+// Node the event loop was blocked).  Run in a child process with a time
+// limit, so that the old behaviour fails here instead of hanging the run.
+test('a NUL in SQL text is SQLITE_MISUSE at once, in every call that takes SQL', () => {
+  const worker = pathToFileURL(path.join(ROOT, 'dist/worker.js')).href;
+  const script = `
+    import { open } from ${JSON.stringify(worker)};
+    const db = await open('nul.db', { storage: 'memory', timeoutMs: 500 });
+    const calls = [() => db.exec('SELECT 1;\\0 SELECT 2'), () => db.exec('SELECT 1;\\0'), () => db.query('SELECT 1\\0'),
+      () => db.run('SELECT 1\\0'), () => db.prepare('SELECT\\0 1'), () => [...db.iterate('SELECT 1\\0')],
+      () => db.batch(['SELECT 1\\0'])];
+    for (const call of calls) { try { call(); console.log('no error'); } catch (e) { console.log(e.code); } }`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30000 });
+  assert.equal(r.signal, null, `the child was stopped after 30 s (a call spun): ${r.stdout}`);
+  assert.equal(r.stderr, '');
+  assert.deepEqual(r.stdout.trim().split('\n'), Array(7).fill(String(C.SQLITE_MISUSE)));
 });

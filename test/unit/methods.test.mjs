@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import {
-  METHODS, QUERYABLE, DATABASE, STATEMENT, TEMPCRYPT, CALL, NONE, PROPERTY, DELEGATE, messageOf,
+  METHODS, QUERYABLE, DATABASE, STATEMENT, TEMPCRYPT, CALL, NONE, PROPERTY, DELEGATE, messageOf, OPEN_OPTIONS, BOTH, ASYNC, SYNC,
 } from '../../dist/methods.js';
 import { open, Queryable, Database, Statement, Transaction } from '../../dist/index.js';
 import { open as openSync, SyncDatabase, SyncStatement, STATS_FIELDS } from '../../dist/worker.js';
@@ -37,10 +37,18 @@ function functionsOf(obj, stop = Object.prototype) {
   return sorted(out);
 }
 
-// The rows of `layers` that `api` ('async' | 'sync') has, by name.
+// The rows of `layers` that `api` ('async' | 'sync') has, by name (the
+// accessors of `property` rows are not methods in either API).
 const rowsOf = (api, layers, { publicOnly = false, methodsOnly = false } = {}) => sorted(METHODS
-  .filter((m) => layers.includes(m.layer) && m[api] !== NONE && !(publicOnly && m.internal) && !(methodsOnly && m[api] === PROPERTY))
+  .filter((m) => layers.includes(m.layer) && m[api] !== NONE && !(publicOnly && m.internal) && !(methodsOnly && m[api] === PROPERTY)
+    && !(api === 'async' && m.property))
   .map((m) => m.name));
+
+// Whether proto has an accessor (get and set) named name.
+const accessor = (proto, name) => {
+  const d = Object.getOwnPropertyDescriptor(proto, name);
+  return !!(d && d.get && d.set);
+};
 
 let db, sdb;
 before(async () => {
@@ -55,6 +63,10 @@ test('the main-thread API has exactly the methods of its rows', () => {
   assert.deepEqual(functionsOf(Transaction.prototype), rowsOf('async', [QUERYABLE]), 'Transaction');
   assert.deepEqual(functionsOf(Statement.prototype), rowsOf('async', [STATEMENT]), 'Statement');
   assert.deepEqual(functionsOf(db.tempcrypt), rowsOf('async', [TEMPCRYPT]), 'db.tempcrypt');
+  for (const m of METHODS.filter((r) => r.property)) {
+    assert.ok(accessor(Database.prototype, m.name), `Database.${m.name} is an accessor`);
+    assert.ok(accessor(SyncDatabase.prototype, m.name), `SyncDatabase.${m.name} is an accessor`);
+  }
 });
 
 test('the sync API has exactly the methods and properties of its rows', () => {
@@ -100,6 +112,7 @@ test('index.d.ts and worker.d.ts declare exactly the public methods', () => {
   const { out: a, members } = declarations('js/index.d.ts');
   assert.deepEqual(a.Queryable.methods, rowsOf('async', [QUERYABLE], { publicOnly: true }), 'Queryable');
   assert.deepEqual(a.Database.methods, rowsOf('async', [DATABASE], { publicOnly: true }), 'Database');
+  for (const m of METHODS.filter((r) => r.property)) assert.ok(a.Database.properties[m.name], `Database.${m.name}`);
   assert.deepEqual(a.Transaction.methods, [], 'Transaction (its methods are Queryable\'s)');
   assert.deepEqual(a.Statement.methods, rowsOf('async', [STATEMENT], { publicOnly: true }), 'Statement');
   assert.deepEqual(members(a.Database.properties.tempcrypt.members).methods, rowsOf('async', [TEMPCRYPT], { publicOnly: true }), 'Database.tempcrypt');
@@ -131,4 +144,21 @@ test("index.d.ts's Storage type names exactly the registered storage kinds", () 
   const { out } = declarations('js/index.d.ts');
   const names = out.Storage.type.types.map((t) => t.literal.text);
   assert.deepEqual(sorted(names), sorted(Object.keys(BACKENDS)));
+});
+
+test("open()'s options: one list, the .d.ts files, docs/api.md and the storages' own agree", async () => {
+  const names = (api) => sorted(OPEN_OPTIONS.filter((o) => o.api === BOTH || o.api === api).map((o) => o.name));
+  const { out: a } = declarations('js/index.d.ts');
+  const { out: s } = declarations('js/worker.d.ts');
+  assert.deepEqual(sorted(Object.keys(a.OpenOptions.properties)), names(ASYNC), 'index.d.ts OpenOptions');
+  assert.deepEqual(sorted(Object.keys(s.WorkerOpenOptions.properties)), names(SYNC), 'worker.d.ts WorkerOpenOptions');
+  for (const [kind, k] of Object.entries(BACKENDS)) {
+    const reads = sorted(Object.keys(k.options));
+    const listed = sorted(OPEN_OPTIONS.filter((o) => o.storage?.includes(kind)).map((o) => o.name));
+    assert.deepEqual(reads, listed, `storage '${kind}': its options and the list's`);
+  }
+  const doc = read('docs/api.md');
+  assert.deepEqual(OPEN_OPTIONS.filter((o) => !doc.includes(`${o.name}:`) && !doc.includes(`\`${o.name}\``)).map((o) => o.name), [], 'options docs/api.md does not show');
+  await assert.rejects(open('x.db', { storage: 'memory', worker: false, timeout: 5 }), (e) => e instanceof TypeError && /'timeout'/.test(e.message) && /timeoutMs/.test(e.message));
+  await assert.rejects(openSync('x.db', { storage: 'memory', setup: 'x' }), (e) => e instanceof TypeError && /'setup'/.test(e.message), 'setup is for the main-thread open()');
 });

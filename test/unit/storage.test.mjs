@@ -176,9 +176,11 @@ describe('the registry of storage kinds (js/backends.js)', () => {
     }
   });
 
-  test("the default is 'memory' in Node, 'auto' falls back to it, and an unknown name lists every kind", async () => {
-    assert.equal(DEFAULT_STORAGE, 'memory');
-    assert.equal(await resolveStorage(undefined), 'memory');
+  test("the default is 'file' in Node ('memory' for ':memory:'), 'auto' falls back to memory, and an unknown name lists every kind", async () => {
+    assert.equal(DEFAULT_STORAGE, 'file');
+    assert.equal(await resolveStorage(undefined, 'app.db'), 'file');
+    assert.equal(await resolveStorage(undefined, ':memory:'), 'memory');
+    assert.equal(await resolveStorage('file', ':memory:'), 'file');
     assert.equal(await resolveStorage('auto'), 'memory');
     assert.equal(await resolveStorage('file'), 'file');
     await assert.rejects(resolveStorage('disk'), (e) => e instanceof TypeError && Object.keys(BACKENDS).every((k) => e.message.includes(`'${k}'`)));

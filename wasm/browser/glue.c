@@ -87,6 +87,29 @@ int tc_create_collation(sqlite3 *db, const char *zName, int id){
 }
 
 /*
+** The transactions of a connection, as the JS API sees them
+** (js/connection.js): the commit and rollback hooks count every
+** transaction that ends, so that transaction(fn) can tell that SQLite (or
+** SQL run inside it) ended the one it began; and while the JS side vetoes
+** commits (a collation threw: a comparison cannot fail in SQLite, so its
+** statement must not commit), a commit becomes a rollback.  a: two ints
+** the JS side owns, a[0] the count, a[1] the veto.
+*/
+static int tcCommitHook(void *p){
+  int *a = (int*)p;
+  if( a[1] ) return 1;    /* rolled back instead: the rollback hook counts it */
+  a[0]++;
+  return 0;
+}
+static void tcRollbackHook(void *p){
+  ((int*)p)[0]++;
+}
+void tc_watch_transactions(sqlite3 *db, int *a){
+  sqlite3_commit_hook(db, tcCommitHook, a);
+  sqlite3_rollback_hook(db, tcRollbackHook, a);
+}
+
+/*
 ** A time limit per call: a progress handler (every 1000 VM instructions)
 ** that makes the statement fail with SQLITE_INTERRUPT once the deadline
 ** has passed.  ms<=0 removes it.  One connection per wasm instance.

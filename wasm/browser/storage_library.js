@@ -76,6 +76,32 @@ mergeInto(LibraryManager.library, {
     event: function(op, h, fileId) {
       return { op: op, fileId: fileId, name: h.name, flags: h.flags, kind: STORAGE.kindOf(h.flags), temp: h.temp };
     },
+
+    // The full path name of a database name, as the backend has it
+    // (xFullPathname: real paths for storage 'file'), else the name
+    // under "/".  SQLite gets it through xFullPathname; the engine uses
+    // it for the files it opens itself (an import's staging file).
+    fullPathname: function(name) {
+      var b = STORAGE.backend;
+      if (typeof b.xFullPathname === 'function') return b.xFullPathname(name);
+      return name.charAt(0) === '/' ? name : '/' + name;
+    },
+  },
+
+  // The full path name (see STORAGE.fullPathname) into zOut as UTF-8 (as
+  // TextEncoder encodes it), or SQLITE_CANTOPEN when it does not fit:
+  // a name is never cut into another file's name.
+  storage_js_full_pathname__deps: ['$STORAGE'],
+  storage_js_full_pathname: function(zName, nOut, zOut) {
+    try {
+      var bytes = new TextEncoder().encode(STORAGE.fullPathname(UTF8ToString(zName)));
+      if (bytes.length + 1 > nOut) throw new Error('path name too long (' + bytes.length + ' bytes; at most ' + (nOut - 1) + ')');
+      HEAPU8.set(bytes, zOut);
+      HEAPU8[zOut + bytes.length] = 0;
+      return 0;
+    } catch (e) {
+      return STORAGE.fail(e, STORAGE.C.SQLITE_CANTOPEN);
+    }
   },
 
   storage_js_open__deps: ['$STORAGE'],
@@ -204,10 +230,16 @@ mergeInto(LibraryManager.library, {
     }
   },
 
+  // The message as TextEncoder encodes it (as every string the engine
+  // hands SQLite, js/values.js), cut at a character to fit with its NUL.
   storage_js_last_error__deps: ['$STORAGE'],
   storage_js_last_error: function(zBuf, nBuf) {
     var f = STORAGE.failure;
-    if (nBuf > 0) stringToUTF8(f ? String(f.error && f.error.message || f.error) : '', zBuf, nBuf);
+    if (nBuf > 0) {
+      var msg = f ? String(f.error && f.error.message || f.error) : '';
+      var n = new TextEncoder().encodeInto(msg, HEAPU8.subarray(zBuf, zBuf + nBuf - 1)).written;
+      HEAPU8[zBuf + n] = 0;
+    }
     return f ? 1 : 0;
   },
 

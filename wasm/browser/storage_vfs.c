@@ -207,16 +207,11 @@ static int storageAccess(sqlite3_vfs *pVfs, const char *zName, int flags, int *p
   return SQLITE_OK;
 }
 
+/* The backend names the file (real paths for Node's files, "/name"
+** elsewhere); a name that does not fit is SQLITE_CANTOPEN, never cut. */
 static int storageFullPathname(sqlite3_vfs *pVfs, const char *zName, int nOut, char *zOut){
   (void)pVfs;
-  /* Never truncate a name into another file's name. */
-  if( (int)strlen(zName) + (zName[0]!='/') >= nOut ) return SQLITE_CANTOPEN;
-  if( zName[0]=='/' ){
-    sqlite3_snprintf(nOut, zOut, "%s", zName);
-  }else{
-    sqlite3_snprintf(nOut, zOut, "/%s", zName);
-  }
-  return SQLITE_OK;
+  return storage_js_full_pathname(zName, nOut, zOut);
 }
 
 /* SQLite's PRNG seed.  Without crypto.getRandomValues() there is no seed

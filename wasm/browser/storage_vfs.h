@@ -28,6 +28,7 @@ int storage_js_sync(int fileId, int flags);
 double storage_js_size(int fileId);                   /* <0: error */
 int storage_js_delete(const char *zName, int syncDir);
 int storage_js_access(const char *zName, int flags);  /* 0, 1; <0: error */
+int storage_js_full_pathname(const char *zName, int nOut, char *zOut);
 int storage_js_last_error(char *zBuf, int nBuf);      /* xGetLastError */
 int storage_js_random(void *pBuf, int n);             /* 0, or -1 */
 double storage_js_now(void);                          /* ms since the epoch */

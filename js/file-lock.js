@@ -1,0 +1,247 @@
+// The lock of storage 'file' (Node): one connection at a time has a
+// database file, across connections of one process and across processes,
+// as one tab at a time has an OPFS pool.  Node has no flock() or fcntl()
+// locks, so the lock is a file the file system creates atomically: the
+// lock file "<database>.tempcrypt-lock", published with link(2), which
+// fails with EEXIST when the name exists (POSIX, NTFS, NFS).  It is held
+// from open() to close(); a process that exits removes its locks; one
+// that crashed leaves its lock behind, and the next opener that finds its
+// owner dead takes it over.  test/bench/file-lock.mjs measured the
+// candidates (O_EXCL create, link, mkdir); docs/api.md says why link.
+//
+// The lock file's text is LOCK_MAGIC and a JSON line: the owner's pid,
+// host name, boot id, pid namespace and process start time (Linux), when
+// it took the lock, and a random nonce naming this acquisition.  link()
+// publishes it whole (written and synced under a name of its own first),
+// so a reader never sees it half written, and a file without LOCK_MAGIC is
+// never taken for a lock (nor removed).
+//
+// Takeover of a dead owner's lock is itself locked, so that two takers
+// never both win: a taker must first create "<lock>.takeover-<nonce of the
+// dead lock>" the same way (one winner), then check that the lock still is
+// that dead one, remove it, remove the marker, and try again like any
+// opener.  The marker is a lock file too: a taker that died holding it is
+// taken over the same way (a few levels deep at most).
+//
+// Whether an owner is dead: on the same host (same boot and pid namespace)
+// its pid is gone (kill(pid, 0): ESRCH) or now is another process (its
+// start time differs).  Anything uncertain (another host, another
+// container) counts as alive: such a lock waits, then is SQLITE_BUSY
+// naming its owner, and is removed by hand if that owner is gone.
+import { SQLITE_BUSY, SQLITE_CANTOPEN } from './constants.js';
+
+export const LOCK_SUFFIX = '.tempcrypt-lock';
+export const LOCK_MAGIC = 'sqlite-tempcrypt lock 1\n';
+const TAKEOVER = '.takeover-';
+const MAX_DEPTH = 4;            // markers of markers: one level per taker that died mid-takeover
+const NEW_AGE_MS = 60 * 1000;   // a "<lock>.<...>.new" file older than this is a dead writer's
+const held = new Set();         // locks this process holds (released when it exits)
+let exitHook = false;
+// The holder when a lock changed hands too often to say whose it is.
+const CONTENDED = { pid: 0, host: 'unknown', since: 'now', nonce: '' };
+
+function withCode(e, code) {
+  return Object.assign(e instanceof Error ? e : new Error(String(e)), { sqliteCode: code });
+}
+
+const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+
+// The start time of process pid (clock ticks since boot, Linux), or null.
+function startTime(fs, pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch { return null; }
+}
+
+function readOr(fn) {
+  try { return fn(); } catch { return null; }
+}
+
+let self = null;
+// This process, as its lock files name it.
+function identity(fs, os) {
+  if (!self) {
+    self = {
+      pid: process.pid,
+      host: os.hostname(),
+      boot: readOr(() => fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()),
+      pidns: readOr(() => fs.readlinkSync('/proc/self/ns/pid')),
+      start: startTime(fs, process.pid),
+    };
+  }
+  return self;
+}
+
+// Whether the owner of a lock (its parsed text) is dead for sure.
+export function ownerDead(fs, os, owner) {
+  const me = identity(fs, os);
+  if (owner.host !== me.host) return false;
+  if (owner.boot && me.boot && owner.boot !== me.boot) return true;   // the machine restarted since
+  if ((owner.pidns ?? null) !== me.pidns) return false;
+  try {
+    process.kill(owner.pid, 0);
+  } catch (e) {
+    if (e.code === 'ESRCH') return true;
+    if (e.code !== 'EPERM') return false;   // EPERM: alive, another user's
+  }
+  const now = owner.start ? startTime(fs, owner.pid) : null;
+  return now !== null && now !== owner.start;   // the pid is another process now
+}
+
+// The owner written in a lock file, or null when it is none of ours.
+export function readLock(fs, path) {
+  let text;
+  try { text = fs.readFileSync(path, 'utf8'); } catch (e) {
+    if (e.code === 'ENOENT') return { gone: true };
+    throw e;
+  }
+  if (!text.startsWith(LOCK_MAGIC)) return null;
+  try {
+    const owner = JSON.parse(text.slice(LOCK_MAGIC.length));
+    return typeof owner.pid === 'number' && typeof owner.nonce === 'string' ? owner : null;
+  } catch { return null; }
+}
+
+// "process 1234 on host h (since ...)".
+export function describeOwner(owner) {
+  return `process ${owner.pid} on host ${owner.host} (since ${owner.since})`;
+}
+
+export class FileLock {
+  // path: the lock file; fs, os, pathMod: node:fs, node:os, node:path.
+  constructor(fs, os, pathMod, path) {
+    Object.assign(this, { fs, os, pathMod, path, owner: null });
+  }
+
+  // The lock file of database file db (a full path): next to the file it
+  // names once symbolic links are resolved, so that two names of one file
+  // share it.
+  static pathOf(fs, pathMod, db) {
+    let real = db;
+    try { real = fs.realpathSync(db); } catch {
+      try { real = pathMod.join(fs.realpathSync(pathMod.dirname(db)), pathMod.basename(db)); } catch { /* made later */ }
+    }
+    return real + LOCK_SUFFIX;
+  }
+
+  // Take the lock of database file db, waiting up to timeoutMs for its
+  // holder; resolves to the FileLock or rejects with SQLITE_BUSY naming
+  // the holder (SQLITE_CANTOPEN when the lock cannot be made at all).
+  static async acquire(fs, os, pathMod, db, timeoutMs) {
+    const lock = new FileLock(fs, os, pathMod, FileLock.pathOf(fs, pathMod, db));
+    const deadline = Date.now() + timeoutMs;
+    for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+      let holder;
+      try { holder = lock.attempt(); } catch (e) {
+        if (typeof e?.sqliteCode === 'number') throw e;
+        throw withCode(new Error(`cannot lock database ${db}: ${e.message}`, { cause: e }), SQLITE_CANTOPEN);
+      }
+      if (!holder) return lock;
+      if (Date.now() >= deadline) {
+        throw withCode(new Error(`database ${db} is locked by ${describeOwner(holder)}: another connection has it open; ` +
+          `waited ${timeoutMs} ms (lockTimeoutMs). Its lock file is ${lock.path}`), SQLITE_BUSY);
+      }
+      await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(1, deadline - Date.now()))));
+    }
+  }
+
+  // Take the lock at once or not at all: null when taken, else the
+  // holder's owner record.
+  attempt() {
+    const me = identity(this.fs, this.os);
+    const owner = { ...me, since: new Date().toISOString(), nonce: hex(crypto.getRandomValues(new Uint8Array(16))) };
+    const got = this.take(owner, 0);
+    if (got) return got;
+    this.owner = owner;
+    held.add(this);
+    if (!exitHook) { exitHook = true; process.on('exit', releaseAll); }
+    this.wipeLeftovers();
+    return null;
+  }
+
+  // Make `path` (the lock, or a takeover marker at depth > 0) ours:
+  // null when it is, else the live holder.
+  take(owner, depth, path = this.path) {
+    const { fs } = this;
+    const text = LOCK_MAGIC + JSON.stringify(owner) + '\n';
+    const tmp = `${this.path}.${owner.pid}-${owner.nonce.slice(0, 8)}-${depth}.new`;
+    fs.writeFileSync(tmp, text, { flag: 'wx', mode: 0o644 });
+    try {
+      const fd = fs.openSync(tmp, 'r+');
+      try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
+      for (let round = 0; round < 8; round++) {
+        if (this.link(tmp, path)) return null;
+        const holder = readLock(fs, path);
+        if (holder && holder.gone) continue;   // let go meanwhile: try again
+        if (!holder) {
+          throw withCode(new Error(`cannot lock ${this.path}: ${path} exists and is not a lock file of sqlite-tempcrypt (remove it if nothing uses it)`), SQLITE_CANTOPEN);
+        }
+        if (!ownerDead(fs, this.os, holder)) return holder;
+        if (depth >= MAX_DEPTH) return holder;
+        // Its owner is dead: take it over under the marker of that lock.
+        const marker = `${path}${TAKEOVER}${holder.nonce}`;
+        const other = this.take(owner, depth + 1, marker);
+        if (other) return other;   // another taker is at it: as busy as the lock itself
+        try {
+          const now = readLock(fs, path);
+          if (now && !now.gone && now.nonce === holder.nonce) fs.rmSync(path, { force: true });
+        } finally {
+          fs.rmSync(marker, { force: true });
+        }
+      }
+      const last = readLock(fs, path);
+      return last && !last.gone ? last : CONTENDED;
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+  }
+
+  // link(tmp, path): true when path is now tmp's file.  A link() whose
+  // reply was lost (NFS) is found out by tmp's link count.
+  link(tmp, path) {
+    const { fs } = this;
+    try {
+      fs.linkSync(tmp, path);
+      return true;
+    } catch (e) {
+      if (e.code === 'EEXIST') return fs.statSync(tmp).nlink === 2;
+      if (e.code === 'EPERM' || e.code === 'ENOTSUP' || e.code === 'ENOSYS' || e.code === 'EOPNOTSUPP') {
+        throw withCode(new Error(`cannot lock ${path}: this file system has no hard links (${e.code}), which storage 'file' locks with`), SQLITE_CANTOPEN);
+      }
+      throw withCode(e, SQLITE_CANTOPEN);
+    }
+  }
+
+  // What dead takers and writers left next to the lock: markers of locks
+  // long gone (never one of the lock held now) and stale ".new" files.
+  wipeLeftovers() {
+    const { fs, pathMod } = this;
+    const dir = pathMod.dirname(this.path), base = pathMod.basename(this.path);
+    let names;
+    try { names = fs.readdirSync(dir); } catch { return; }
+    for (const n of names) {
+      if (!n.startsWith(base + '.')) continue;
+      const p = pathMod.join(dir, n);
+      const mine = n.includes(this.owner.nonce.slice(0, 8)) || n.endsWith(this.owner.nonce);
+      const stale = n.endsWith('.new') ? readOr(() => Date.now() - fs.statSync(p).mtimeMs > NEW_AGE_MS) : n.includes(TAKEOVER);
+      if (stale && !mine) fs.rmSync(p, { force: true });
+    }
+  }
+
+  // Let go (only of a lock that still is ours).
+  release() {
+    if (!this.owner) return;
+    const owner = this.owner;
+    this.owner = null;
+    held.delete(this);
+    const now = readOr(() => readLock(this.fs, this.path));
+    if (now && !now.gone && now.nonce === owner.nonce) this.fs.rmSync(this.path, { force: true });
+  }
+}
+
+function releaseAll() {
+  for (const lock of [...held]) {
+    try { lock.release(); } catch { /* exiting */ }
+  }
+}

@@ -1,0 +1,261 @@
+// Storage 'file' (Node): one connection at a time has a database file,
+// across connections and processes (js/file-lock.js), and the defaults a
+// Node user expects (paths, the default storage, where temp files go).
+// Other processes are real ones (child_process, ./file-lock-child.mjs),
+// killed with SIGKILL where a crash is the point.
+//   node --test test/unit/file-lock.test.mjs
+import { test, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { open } from '../../dist/index.js';
+import { open as openSync } from '../../dist/worker.js';
+import { LOCK_SUFFIX, LOCK_MAGIC } from '../../dist/file-lock.js';
+import { TEMP_PREFIX } from '../../dist/file-backend.js';
+import * as C from '../../dist/constants.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '../..');
+const CHILD = path.join(HERE, 'file-lock-child.mjs');
+
+// A fresh directory under build/.
+function freshDir(tag) {
+  const dir = path.join(ROOT, 'build', 'node-unit', 'file-lock', tag);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+// The children of a test, killed when it ends (a failed test leaves none
+// waiting).
+const spawned = new Set();
+afterEach(() => {
+  for (const p of spawned) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  spawned.clear();
+});
+
+// A child process running file-lock-child.mjs; line(re) waits for its next
+// stdout line matching re.
+function child(...args) {
+  const p = spawn(process.execPath, [CHILD, ...args.map(String)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  spawned.add(p);
+  let buf = '', err = '';
+  const lines = [], waiters = [];
+  p.stdout.on('data', (d) => {
+    buf += d;
+    for (let i; (i = buf.indexOf('\n')) >= 0;) {
+      lines.push(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+    }
+    for (const w of [...waiters]) w();
+  });
+  p.stderr.on('data', (d) => { err += d; });
+  const exited = new Promise((resolve) => p.on('exit', (code, signal) => { for (const w of [...waiters]) w(); resolve({ code, signal }); }));
+  p.line = (re, ms = 60000) => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no line ${re} from the child in ${ms} ms (stdout: ${lines.join(' | ')}; stderr: ${err})`)), ms);
+    const check = () => {
+      const at = lines.findIndex((l) => re.test(l));
+      if (at >= 0) {
+        clearTimeout(timer);
+        waiters.splice(waiters.indexOf(check), 1);
+        resolve(lines.splice(at, 1)[0]);
+      } else if (p.exitCode !== null || p.signalCode !== null) {
+        clearTimeout(timer);
+        reject(new Error(`the child exited (${p.exitCode ?? p.signalCode}) without ${re}: ${lines.join(' | ')} ${err}`));
+      }
+    };
+    waiters.push(check);
+    check();
+  });
+  p.exited = exited;
+  p.stderrText = () => err;
+  return p;
+}
+
+const count = (db, sql) => db.query(sql)[0].n;
+
+test('two connections in one process: the second waits lockTimeoutMs, then SQLITE_BUSY naming the holder; nothing is lost', async () => {
+  // Regression: both got write locks (locks lived in each wasm instance);
+  // one COMMIT failed with a disk I/O error and the other's rows were gone.
+  const dir = freshDir('one-process');
+  const a = await openSync('app.db', { storage: 'file', dir });
+  a.exec('CREATE TABLE t(x)');
+  const t0 = Date.now();
+  const e = await openSync('app.db', { storage: 'file', dir, lockTimeoutMs: 300 }).then((b) => { b.close(); return null; }, (err) => err);
+  const waited = Date.now() - t0;
+  assert.ok(e, 'the second connection was refused');
+  assert.equal(e.code, C.SQLITE_BUSY, e.message);
+  assert.equal(e.codeName, 'SQLITE_BUSY');
+  assert.match(e.message, new RegExp(`locked by process ${process.pid} on host`));
+  assert.match(e.message, /lockTimeoutMs/);
+  assert.ok(waited >= 250, `it waited (${waited} ms)`);
+  // The main-thread API: the same, then it opens once the first let go.
+  const pending = open(path.join(dir, 'app.db'), { storage: 'file', lockTimeoutMs: 10000 });
+  for (let i = 0; i < 100; i++) a.run('INSERT INTO t VALUES (?)', [i]);
+  await new Promise((r) => setTimeout(r, 100));
+  await a.close();
+  const b = await pending;
+  assert.equal(b.storage, 'file');
+  assert.deepEqual(await b.query('SELECT count(*) AS n FROM t'), [{ n: 100 }], "the first connection's rows are all there");
+  await b.close();
+  assert.deepEqual(fs.readdirSync(dir), ['app.db'], 'no lock or temp file left after close');
+});
+
+test('two processes write in turns: every row of both arrives (no lost write)', async () => {
+  const dir = freshDir('two-writers');
+  const ROWS = 200, ROUNDS = 15;
+  const kids = [child(dir, 'w.db', 'write', ROWS, ROUNDS), child(dir, 'w.db', 'write', ROWS, ROUNDS)];
+  for (const k of kids) await k.line(/^done$/, 120000);
+  for (const k of kids) assert.deepEqual(await k.exited, { code: 0, signal: null }, k.stderrText());
+  const db = await openSync('w.db', { storage: 'file', dir });
+  try {
+    assert.equal(count(db, 'SELECT count(*) AS n FROM t'), 2 * ROWS * ROUNDS);
+    assert.deepEqual(db.query('SELECT count(DISTINCT who) AS n FROM t'), [{ n: 2 }]);
+    assert.deepEqual(db.query('PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
+  } finally { await db.close(); }
+});
+
+test('another process holds the database: open() waits, is SQLITE_BUSY naming it, and opens once it closed', async () => {
+  const dir = freshDir('holder');
+  const holder = child(dir, 'h.db', 'hold');
+  const pid = Number((await holder.line(/^open \d+$/)).split(' ')[1]);
+  const e = await openSync('h.db', { storage: 'file', dir, lockTimeoutMs: 200 }).then(() => null, (err) => err);
+  assert.equal(e && e.code, C.SQLITE_BUSY, String(e));
+  assert.match(e.message, new RegExp(`locked by process ${pid} on host`));
+  const lockFile = fs.readFileSync(path.join(dir, 'h.db' + LOCK_SUFFIX), 'utf8');
+  assert.ok(lockFile.startsWith(LOCK_MAGIC) && lockFile.includes(`"pid":${pid}`), lockFile);
+  // An ATTACH of the held database is refused too.
+  const other = await openSync('other.db', { storage: 'file', dir });
+  assert.throws(() => other.exec(`ATTACH '${path.join(dir, 'h.db')}' AS h`), (err) => err.primaryCode === C.SQLITE_BUSY || /locked/.test(err.message));
+  await other.close();
+  const waiting = openSync('h.db', { storage: 'file', dir, lockTimeoutMs: 20000 });
+  holder.stdin.end('close\n');
+  const db = await waiting;
+  try {
+    assert.deepEqual(db.query('SELECT who, n FROM t'), [{ who: 'hold', n: pid }]);
+  } finally { await db.close(); }
+  await holder.line(/^closed$/);
+  assert.deepEqual(await holder.exited, { code: 0, signal: null });
+});
+
+test('a crashed holder (SIGKILL mid-transaction): its lock is taken over, its committed rows kept, the rest rolled back, its leftovers wiped', async () => {
+  const dir = freshDir('crash');
+  const k = child(dir, 'c.db', 'crash', 5000);
+  const pid = Number((await k.line(/^ready \d+$/)).split(' ')[1]);
+  const before = fs.readdirSync(dir);
+  assert.ok(before.includes('c.db-journal'), `a hot journal: ${before}`);
+  k.kill('SIGKILL');
+  assert.deepEqual(await k.exited, { code: null, signal: 'SIGKILL' });
+  // A temp file of the dead process, as a crash leaves one (ciphertext whose key died with it).
+  const leftover = path.join(dir, `${TEMP_PREFIX}${pid}-7`);
+  fs.writeFileSync(leftover, 'x'.repeat(4096));
+  const deadLock = fs.readFileSync(path.join(dir, 'c.db' + LOCK_SUFFIX), 'utf8');
+  assert.ok(deadLock.includes(`"pid":${pid}`), 'the dead process\'s lock is still there');
+  // And the staging file of an import it was running, with its lock.
+  const staging = path.join(dir, `c.db-tcimport-${'0123456789abcdef'.repeat(2)}`);
+  fs.writeFileSync(staging, 'SQLite format 3\0');
+  fs.writeFileSync(staging + LOCK_SUFFIX, deadLock);
+  const keep = path.join(dir, 'c.db-tcimport-notours');
+  fs.writeFileSync(keep, 'a file of the user');
+  const t0 = Date.now();
+  const db = await openSync('c.db', { storage: 'file', dir, lockTimeoutMs: 30000 });
+  try {
+    assert.ok(Date.now() - t0 < 5000, `taken over at once, not after the wait (${Date.now() - t0} ms)`);
+    assert.deepEqual(db.query('SELECT who, n FROM t'), [{ who: 'committed', n: pid }], 'the committed row, and none of the transaction left open');
+    assert.deepEqual(db.query('PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
+    assert.ok(fs.readFileSync(path.join(dir, 'c.db' + LOCK_SUFFIX), 'utf8').includes(`"pid":${process.pid}`), 'the lock is ours now');
+    assert.deepEqual(db.files.wipedAtOpen.map((f) => f.file).sort(), [leftover, staging, staging + LOCK_SUFFIX].sort(), 'the dead process\'s temp file and staging file were wiped');
+    assert.ok(!fs.existsSync(leftover));
+  } finally { await db.close(); }
+  assert.deepEqual(fs.readdirSync(dir).sort(), ['c.db', 'c.db-tcimport-notours'], 'nothing else left, a file of the user kept');
+});
+
+test('openers racing for a free database and for a dead holder\'s lock: exactly one wins each round', async () => {
+  const dir = freshDir('race');
+  const RACERS = 6;
+  const rounds = [];
+  for (let round = 0; round < 4; round++) {
+    if (round % 2 === 1) {
+      // A dead holder's lock first: a process that took it and was killed.
+      const k = child(dir, 'r.db', 'crash', 10);
+      await k.line(/^ready/);
+      k.kill('SIGKILL');
+      await k.exited;
+    }
+    const go = path.join(dir, `go-${round}`);
+    const kids = Array.from({ length: RACERS }, () => child(dir, 'r.db', 'race', go));
+    await new Promise((r) => setTimeout(r, 300));   // every racer started and polling
+    fs.writeFileSync(go, '');
+    // A winner holds the database until every racer has tried.
+    const outcomes = await Promise.all(kids.map((k) => k.line(/^(won|busy)/)));
+    for (const k of kids) k.stdin.end();
+    for (const k of kids) assert.deepEqual(await k.exited, { code: 0, signal: null }, k.stderrText());
+    const won = outcomes.filter((l) => l.startsWith('won'));
+    rounds.push({ round, won: won.length, busy: outcomes.filter((l) => l.startsWith(`busy ${C.SQLITE_BUSY} `)).length });
+    fs.rmSync(go);
+  }
+  assert.deepEqual(rounds, [0, 1, 2, 3].map((round) => ({ round, won: 1, busy: RACERS - 1 })), JSON.stringify(rounds));
+  const db = await openSync('r.db', { storage: 'file', dir });
+  try {
+    assert.equal(count(db, "SELECT count(*) AS n FROM t WHERE who = 'race'"), 4, 'one row per round');
+  } finally { await db.close(); }
+  assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes(LOCK_SUFFIX)), [], 'no lock, marker or half-made lock file left');
+});
+
+test('a file where the lock file goes that is no lock is refused, and left as it was', async () => {
+  const dir = freshDir('not-a-lock');
+  const precious = path.join(dir, 'p.db' + LOCK_SUFFIX);
+  fs.writeFileSync(precious, 'someone else\'s data');
+  const e = await openSync('p.db', { storage: 'file', dir, lockTimeoutMs: 0 }).then(() => null, (err) => err);
+  assert.equal(e && e.code, C.SQLITE_CANTOPEN, String(e));
+  assert.match(e.message, /not a lock file/);
+  assert.equal(fs.readFileSync(precious, 'utf8'), 'someone else\'s data');
+});
+
+test("Node's defaults: storage 'file', ':memory:', absolute and relative names, parent directories, temp files next to the database", async () => {
+  const dir = freshDir('defaults');
+  const cwd = process.cwd();
+  process.chdir(dir);
+  try {
+    // open('app.db') is a real file in the working directory.
+    const db = await open('app.db');
+    assert.equal(db.storage, 'file');
+    await db.exec('CREATE TABLE t(x); INSERT INTO t VALUES (1)');
+    await db.close();
+    assert.ok(fs.statSync(path.join(dir, 'app.db')).size > 0);
+    const mem = await open(':memory:');
+    assert.equal(mem.storage, 'memory');
+    await mem.close();
+    const s = await openSync(':memory:');
+    assert.equal(s.storage, 'memory');
+    await s.close();
+  } finally { process.chdir(cwd); }
+  // Absolute: used as given, whatever dir says.
+  const abs = path.join(dir, 'elsewhere', 'deep', 'abs.db');
+  const a = await openSync(abs, { dir: path.join(dir, 'not-here') });
+  a.exec('CREATE TABLE t(x)');
+  await a.close();
+  assert.ok(fs.existsSync(abs), 'the absolute path, parents created');
+  assert.ok(!fs.existsSync(path.join(dir, 'not-here', 'elsewhere')), 'not under dir');
+  // Relative: under dir, parent directories created (was ENOENT).
+  const r = await openSync('data/sub/app.db', { dir });
+  r.exec('CREATE TABLE t(x)');
+  // Temp files: next to the database, encrypted (test/api/file-leak.mjs scans their bytes).
+  const seen = new Set();
+  r.observe((ev) => { if (ev.op === 'open' && ev.temp) seen.add(path.dirname(ev.name)); });
+  r.exec(`PRAGMA temp_store=FILE; PRAGMA temp.cache_size=2;
+    CREATE TEMP TABLE big AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<3000) SELECT n, randomblob(200) FROM c`);
+  assert.deepEqual([...seen], [path.join(dir, 'data', 'sub')]);
+  assert.ok(r.tempcrypt.stats().nFileEncrypted >= 1);
+  // ATTACH with a relative name: relative to dir too.
+  r.exec("ATTACH 'data/other.db' AS o; CREATE TABLE o.u(y); DETACH o");
+  await r.close();
+  assert.ok(fs.existsSync(path.join(dir, 'data', 'sub', 'app.db')) && fs.existsSync(path.join(dir, 'data', 'other.db')));
+  // A parent that cannot be made: a clear error.
+  fs.writeFileSync(path.join(dir, 'plain-file'), '');
+  const e = await openSync('plain-file/x.db', { dir }).then(() => null, (err) => err);
+  assert.equal(e && e.code, C.SQLITE_CANTOPEN, String(e));
+  assert.match(e.message, /cannot create the directory/);
+});
