@@ -7,6 +7,7 @@
 // Result codes.
 export const SQLITE_OK = 0;
 export const SQLITE_ERROR = 1;
+export const SQLITE_ABORT = 4;
 export const SQLITE_BUSY = 5;
 export const SQLITE_NOMEM = 7;
 export const SQLITE_READONLY = 8;
@@ -35,6 +36,7 @@ export const SQLITE_IOERR_ACCESS = SQLITE_IOERR | (13 << 8);
 export const SQLITE_IOERR_CLOSE = SQLITE_IOERR | (16 << 8);
 export const SQLITE_IOERR_DELETE_NOENT = SQLITE_IOERR | (23 << 8);
 export const SQLITE_CONSTRAINT_UNIQUE = SQLITE_CONSTRAINT | (8 << 8);
+export const SQLITE_ABORT_ROLLBACK = SQLITE_ABORT | (2 << 8);
 
 // sqlite3_open_v2() / xOpen flags.
 export const SQLITE_OPEN_READONLY = 0x1;

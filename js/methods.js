@@ -30,6 +30,12 @@
 // Per-call options: list them in the row's `options` (and read them in
 // SyncDatabase.guard).
 
+// How long a call waits for a transaction, import or export stream that
+// holds the database (of its own tab, or of another tab sharing it) before
+// it fails with SQLITE_BUSY: open()'s busyTimeoutMs, as better-sqlite3's
+// busy timeout.
+export const BUSY_TIMEOUT_MS = 5000;
+
 export const QUERYABLE = 'queryable', DATABASE = 'database', STATEMENT = 'statement', TEMPCRYPT = 'tempcrypt';
 export const CALL = 'call', LOCAL = 'local', NONE = 'none';
 export const DELEGATE = 'delegate', METHOD = 'method', PROPERTY = 'property';
@@ -51,7 +57,7 @@ export const METHODS = [
   { name: 'transaction', layer: QUERYABLE, async: ['txBegin', 'txEnd'], sync: METHOD, args: ['fn'] },
 
   { name: 'export', layer: DATABASE, async: CALL, sync: METHOD, args: [] },
-  { name: 'exportStream', layer: DATABASE, async: ['cursorOpen', 'page', 'cursorClose'], sync: METHOD, args: ['options'] },
+  { name: 'exportStream', layer: DATABASE, async: ['exportOpen', 'page', 'cursorClose'], sync: METHOD, args: ['options'] },
   { name: 'import', layer: DATABASE, async: ['importBegin', 'importChunk', 'importEnd'], sync: METHOD, args: ['source'] },
   { name: 'heapSize', layer: DATABASE, async: CALL, sync: METHOD, args: [] },
   { name: 'files', layer: DATABASE, async: ['files'], sync: PROPERTY, args: [] },
@@ -73,7 +79,7 @@ export const METHODS = [
   { name: 'setEnabled', layer: TEMPCRYPT, async: CALL, sync: METHOD, args: ['on'], send: (on) => [!!on] },
 
   // Plumbing of the main-thread API (./async-database.js).
-  ...internal(QUERYABLE, LOCAL, NONE, 'call', 'send', 'lock'),
+  ...internal(QUERYABLE, LOCAL, NONE, 'call', 'send', 'lock', 'whenFree'),
   ...internal(STATEMENT, LOCAL, NONE, 'call'),
   // What the Worker's dispatch (./rpc.js) uses of the sync API beyond the
   // public methods: the pieces its messages are made of.

@@ -10,7 +10,7 @@ import { leakCheck } from './file-leak.mjs';
 import { ormRoundTrip } from './orm-roundtrip.js';
 import { open } from '../../dist/index.js';
 import { SqliteTempcryptDialect } from '../../dist/kysely.js';
-import { Kysely } from 'kysely';
+import { Kysely, sql as ksql } from 'kysely';
 import { drizzle } from 'drizzle-orm/sqlite-proxy';
 import { sqliteTable, integer, text } from 'drizzle-orm/sqlite-core';
 import { eq } from 'drizzle-orm';
@@ -22,7 +22,7 @@ fs.mkdirSync(dir, { recursive: true });
 process.chdir(dir);   // storage 'file' puts databases under the current directory by default
 
 const started = Date.now();
-const orm = { open, Kysely, SqliteTempcryptDialect, drizzle, sqliteTable, integer, text, eq };
+const orm = { open, Kysely, SqliteTempcryptDialect, ksql, drizzle, sqliteTable, integer, text, eq };
 const results = [...await run(['memory', 'file']), ...await leakCheck(path.join(dir, 'leak'))];
 for (const storage of ['memory', 'file']) {
   for (const r of await ormRoundTrip({ ...orm, storage })) results.push({ ...r, name: `${r.name} (${storage})` });

@@ -3,7 +3,7 @@
 // (consumer.mjs copies this file into the app).  The modules come in as
 // arguments, so each side imports them its own way.  Returns
 // [{ name, ok, error }].
-export async function ormRoundTrip({ open, storage, Kysely, SqliteTempcryptDialect, drizzle, sqliteTable, integer, text, eq }) {
+export async function ormRoundTrip({ open, storage, Kysely, SqliteTempcryptDialect, ksql, drizzle, sqliteTable, integer, text, eq }) {
   const out = [];
   const step = async (name, fn) => {
     try { await fn(); out.push({ name, ok: true }); } catch (e) { out.push({ name, ok: false, error: String(e && e.stack || e) }); }
@@ -58,6 +58,56 @@ export async function ormRoundTrip({ open, storage, Kysely, SqliteTempcryptDiale
       if (!tables.includes('person')) throw new Error(`introspection: ${tables}`);
     } finally {
       await db.destroy();
+    }
+  });
+
+  // Each Kysely query runs as it is: a PRAGMA takes effect, VACUUM runs
+  // (they used to run inside BEGIN/COMMIT: the PRAGMA was ignored, VACUUM failed).
+  await step('kysely: PRAGMA foreign_keys and VACUUM run outside a transaction', async () => {
+    const db = new Kysely({ dialect: new SqliteTempcryptDialect({ database: () => open('kysely-pragma.db', { storage }) }) });
+    try {
+      await ksql`PRAGMA foreign_keys = ON`.execute(db);
+      same((await ksql`PRAGMA foreign_keys`.execute(db)).rows, [{ foreign_keys: 1 }], 'foreign_keys after PRAGMA foreign_keys = ON');
+      await db.schema.dropTable('child').ifExists().execute();
+      await db.schema.dropTable('parent').ifExists().execute();
+      await db.schema.createTable('parent').addColumn('id', 'integer', (c) => c.primaryKey()).execute();
+      await db.schema.createTable('child').addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('parent_id', 'integer', (c) => c.references('parent.id')).execute();
+      let err = null;
+      try { await db.insertInto('child').values({ id: 1, parent_id: 99 }).execute(); } catch (e) { err = e; }
+      if (!err || err.code !== 787) throw new Error(`a row breaking the foreign key was inserted (${err ? `${err.code} ${err.message}` : 'no error'})`);
+      await ksql`VACUUM`.execute(db);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  // The hand-written sqlite-proxy glue sends BEGIN, the statements and
+  // ROLLBACK as separate calls: that transaction must not swallow an
+  // unrelated caller's write (the layer refuses a call that leaves a
+  // transaction open).
+  await step("drizzle sqlite-proxy glue: a raw transaction cannot take another caller's write with it", async () => {
+    const db = await open('drizzle-glue.db', { storage });
+    try {
+      const orm = drizzle(async (sql, params, method) => {
+        if (method === 'run') { await db.run(sql, params); return { rows: [] }; }
+        const rows = await db.query(sql, params, { rowMode: 'array' });
+        return { rows: method === 'get' ? rows[0] : rows };
+      });
+      const notes = sqliteTable('notes', { id: integer('id').primaryKey(), body: text('body') });
+      await db.exec('DROP TABLE IF EXISTS notes; CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT)');
+      const ormTx = orm.transaction(async (tx) => {
+        await tx.insert(notes).values({ id: 1, body: 'in the ORM transaction' });
+        await new Promise((r) => setTimeout(r, 100));
+        throw new Error('roll the ORM transaction back');
+      }).then(() => null, (e) => e);
+      await new Promise((r) => setTimeout(r, 20));
+      await db.run("INSERT INTO notes VALUES (2, 'an unrelated caller')");
+      const err = await ormTx;
+      if (!err) throw new Error('the ORM transaction did not fail');
+      same(await db.query('SELECT id FROM notes ORDER BY id'), [{ id: 2 }], 'the unrelated write is kept, the ORM transaction is not');
+    } finally {
+      await db.close();
     }
   });
 
