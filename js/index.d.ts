@@ -98,8 +98,28 @@ export interface OpenOptions {
   setup?: string | URL;
   /** Time limit of each call in ms (default: none); past it the statement fails with SQLITE_INTERRUPT (9). */
   timeoutMs?: number;
-  /** How long open() waits for another tab to close the database before SQLITE_BUSY (default 5000 ms). */
+  /**
+   * How long a call waits for a transaction, import or export stream that holds the database (of this tab or,
+   * shared, of another) before it fails with SQLITE_BUSY (5); default 5000 ms, Infinity: no limit.  In Node a
+   * call on the database made inside transaction(fn) fails at once with SQLITE_MISUSE (21).
+   */
+  busyTimeoutMs?: number;
+  /**
+   * Storage 'opfs': 'shared' (default): every tab that opens the database uses it, run by one tab's Worker (see
+   * Database.owner); 'exclusive': this tab alone, other tabs wait lockTimeoutMs and get SQLITE_BUSY.
+   */
+  tabs?: 'shared' | 'exclusive';
+  /**
+   * How long open() waits for the tab (or worker) that has the database and does not share it to let go, or
+   * for the tab running a shared one to answer, before SQLITE_BUSY (default 5000 ms).
+   */
   lockTimeoutMs?: number;
+}
+
+/** The tab whose Worker runs a database (the owner); self: this tab. */
+export interface Owner {
+  readonly id: string;
+  readonly self: boolean;
 }
 
 /** The calls a Database and a Transaction both offer. */
@@ -155,6 +175,17 @@ export declare class Database extends Queryable {
   /** The storage actually used. */
   readonly storage: Storage;
   readonly closed: boolean;
+  /** open()'s busyTimeoutMs. */
+  readonly busyTimeoutMs: number;
+  /** This tab's id (as Owner.id names tabs). */
+  readonly tab: string;
+  /**
+   * The tab that runs the database: this one, or (storage 'opfs', shared) another tab whose Worker runs every
+   * tab's calls.  When that tab closes the database or goes away, another takes over (onownerchange).
+   */
+  readonly owner: Owner;
+  /** Called with the new owner when another tab takes the database over. */
+  onownerchange: ((owner: Owner) => void) | null;
   /** The main database as an SQLite file image (in one piece: see exportStream). */
   export(): Promise<Uint8Array>;
   /** The database file in chunks, read in one read transaction; other calls wait until it is read or cancelled. */
@@ -169,7 +200,11 @@ export declare class Database extends Queryable {
   heapSize(): Promise<number>;
   /** Files in the storage underneath, and temp leftovers wiped at open. */
   files(): Promise<{ list: StoredFile[]; wipedAtOpen: StoredFile[] }>;
-  /** Close (after a transaction, import or export in progress); finalizes every statement. */
+  /**
+   * Close: ends the export streams still open, waits (at most busyTimeoutMs) for a transaction or import in
+   * progress, then closes (what still holds the database is rolled back); finalizes every statement.  Every call
+   * gets the same promise.  Shared: another tab takes the database over.
+   */
   close(): Promise<void>;
   readonly tempcrypt: {
     stats(reset?: boolean): Promise<TempcryptStats>;
@@ -182,7 +217,8 @@ export declare class Database extends Queryable {
 }
 
 /**
- * Open (or create) a database in a dedicated Worker started by the package.
- * Rejects with SqliteError code 5 (SQLITE_BUSY) if another tab holds it.
+ * Open (or create) a database in a dedicated Worker started by the package.  Storage 'opfs' is shared by the
+ * tabs that open it (tabs: 'shared'); rejects with SqliteError code 5 (SQLITE_BUSY) if a tab or worker holds it
+ * without sharing it (tabs: 'exclusive', or the worker API).
  */
 export declare function open(name: string, options?: OpenOptions): Promise<Database>;

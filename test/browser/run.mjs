@@ -139,11 +139,13 @@ function sum(o) { return Object.values(o || {}).reduce((a, b) => a + b, 0); }
 
 // ---------------------------------------------------------------- tests
 function testTypes() {
-  try {
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'test/browser/tsconfig.json')], { stdio: 'pipe' });
-    check(true, 'types: tsc --noEmit on index.d.ts and worker.d.ts');
-  } catch (e) {
-    check(false, 'types: tsc --noEmit on index.d.ts and worker.d.ts', String(e.stdout || e.message));
+  for (const [config, what] of [['tsconfig.json', 'index.d.ts, worker.d.ts and kysely.d.ts'], ['tsconfig.drizzle.json', 'drizzle.d.ts']]) {
+    try {
+      execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'test/browser', config)], { stdio: 'pipe' });
+      check(true, `types: tsc --noEmit on ${what}`);
+    } catch (e) {
+      check(false, `types: tsc --noEmit on ${what}`, String(e.stdout || e.message));
+    }
   }
 }
 
