@@ -532,8 +532,11 @@ class SharedLink {
       try { this.post({ t: 'reply', to: msg.from, n: msg.n, ...body }); }
       catch (e) { this.post({ t: 'reply', to: msg.from, n: msg.n, ok: false, error: toWire(uncloneable(e)) }); }
     };
-    const s = this.isOwner() && !this.hub.closed ? this.hub.sessions.get(msg.from) : null;
-    if (!s) { reply({ moved: true }); return; }
+    // "moved" only from an owner that is leaving (or was never one): the
+    // tab then takes whatever it has not had answered as not run.
+    if (!this.isOwner() || this.hub.closed) { reply({ moved: true }); return; }
+    const s = this.hub.sessions.get(msg.from);
+    if (!s) { reply({ ok: false, error: toWire(new SqliteError('this tab has not joined the tab that runs the database', SQLITE_MISUSE)) }); return; }
     try {
       if (msg.method === 'bye') {
         await this.hub.end(s);
