@@ -5,35 +5,80 @@
 // ./methods.js) are made below from the table; the others are written
 // here and send the messages their rows name.
 import { SqliteError, closedError } from './errors.js';
-import { SQLITE_MISUSE } from './constants.js';
-import { importFrom, pageStream, EXPORT_PAGES_SQL } from './transfer.js';
+import { SQLITE_MISUSE, SQLITE_BUSY } from './constants.js';
+import { importFrom, pageStream } from './transfer.js';
+import { AsyncLocalStorage } from './platform.js';
 import {
   rows, rowOf, messageOf, wireArgs, callOptions, statementArgs, checkTimeoutMs, QUERYABLE, DATABASE, STATEMENT, TEMPCRYPT,
-  CALL, ASYNC,
+  CALL, ASYNC, BUSY_TIMEOUT_MS,
 } from './methods.js';
 
 // Rows fetched per message by iterate() unless its pageSize says otherwise.
 const ROWS_PER_MESSAGE = 256;
 
+// The transaction whose fn is running, where the runtime can tell (Node's
+// AsyncLocalStorage): a call made from inside fn on the object that
+// transaction holds would wait for fn, which waits for it.
+const insideFn = AsyncLocalStorage ? new AsyncLocalStorage() : null;
+
+// True when a call on q now comes from inside the fn of a transaction
+// that holds q (directly, or through the transactions nested in it).
+function fromInsideHolder(q) {
+  for (let t = insideFn?.getStore(); t instanceof Transaction; t = t.parent) {
+    if (t.parent === q && t.active) return true;
+  }
+  return false;
+}
+
 // What Database and Transaction share: the calls, queued behind whatever
-// holds this object (a transaction, an import, a streamed export).
+// holds this object (a transaction, an import, a streamed export) for at
+// most busyTimeoutMs.
 export class Queryable {
-  constructor() { this.held = null; }
+  constructor() { this.held = null; this.heldBy = null; }
 
   // Send now, bypassing the queue (only the holder does that).
   send(method, args, transfer) { throw new Error('abstract'); }
 
   call(method, ...args) {
-    if (this.held) return this.held.then(() => this.call(method, ...args));
-    return this.send(method, args);
+    if (!this.held) return this.send(method, args);
+    const deadline = Date.now() + this.busyTimeoutMs;
+    const retry = () => (this.held ? this.whenFree(deadline).then(retry) : this.send(method, args));
+    return this.whenFree(deadline).then(retry);
   }
 
-  // Wait until nothing holds this object, hold it; resolves to release().
-  async lock() {
-    while (this.held) await this.held;
+  // Resolves once nothing holds this object.  Rejects with SQLITE_BUSY
+  // once deadline has passed, and at once with SQLITE_MISUSE when called
+  // from inside the fn of the transaction holding it (where that shows).
+  async whenFree(deadline) {
+    if (!this.held) return;
+    if (fromInsideHolder(this)) {
+      throw new SqliteError('a call on the database made inside transaction(fn) waits for fn, which waits for it: ' +
+        "make it on fn's tx argument (tx.run(), tx.query()...)", SQLITE_MISUSE);
+    }
+    while (this.held) {
+      const left = deadline - Date.now();
+      const why = this.heldBy;
+      let timer;
+      const expired = left <= 0 || await Promise.race([
+        this.held.then(() => false),
+        new Promise((resolve) => { timer = setTimeout(() => resolve(true), left); }),
+      ]).finally(() => clearTimeout(timer));
+      if (expired && this.held) {
+        throw new SqliteError(`database is busy: waited ${this.busyTimeoutMs} ms (busyTimeoutMs) for ${why} to end; ` +
+          "a call on the database made inside transaction(fn) waits for fn: use fn's tx argument there", SQLITE_BUSY);
+      }
+    }
+  }
+
+  // Wait (as a call does) until nothing holds this object, and hold it for
+  // `what` ('a transaction'...); resolves to release().
+  async lock(what) {
+    const deadline = Date.now() + this.busyTimeoutMs;
+    while (this.held) await this.whenFree(deadline);
     let release;
     this.held = new Promise((r) => { release = r; });
-    return () => { this.held = null; release(); };
+    this.heldBy = what;
+    return () => { this.held = null; this.heldBy = null; release(); };
   }
 
   async prepare(sql) {
@@ -51,13 +96,13 @@ export class Queryable {
   // fn(tx) with only tx running statements until it settles (other calls
   // wait); committed when fn resolves, rolled back when it throws.
   async transaction(fn) {
-    const release = await this.lock();
+    const release = await this.lock('a transaction');
     const tx = new Transaction(this);
     try {
       await this.send('txBegin', []);
       let result;
       try {
-        result = await fn(tx);
+        result = await (insideFn ? insideFn.run(tx, () => fn(tx)) : fn(tx));
       } catch (e) {
         await endTransaction(tx);
         try { await this.send('txEnd', [false]); } catch { /* the first error says more */ }
@@ -125,6 +170,7 @@ export class Transaction extends Queryable {
     this.active = true;
     this.stmts = new Set();   // finalized when the transaction ends
   }
+  get busyTimeoutMs() { return this.parent.busyTimeoutMs; }
   send(method, args, transfer) {
     if (!this.active) return Promise.reject(new SqliteError('this transaction has ended', SQLITE_MISUSE));
     return this.parent.send(method, args, transfer);
@@ -144,17 +190,31 @@ async function endTransaction(tx) {
 }
 
 export class AsyncDatabase extends Queryable {
-  constructor(client, name, storage, timeoutMs = 0) {
+  // info: what the Worker said at open ({ storage, owner, tab }).
+  constructor(client, name, info, { busyTimeoutMs = BUSY_TIMEOUT_MS, timeoutMs = 0 } = {}) {
     super();
     this.client = client;
     this.name = name;
-    this.storage = storage;
-    this.ms = timeoutMs;
+    this.storage = info.storage;
+    this.tab = info.tab;          // this tab's id among those sharing the database
+    this.owner = info.owner;      // { id, self }: the tab whose Worker runs it
+    this.onownerchange = null;    // called with the new owner when it changes
+    this.busyTimeoutMs = busyTimeoutMs;
+    this.ms = timeoutMs;          // db.timeoutMs
     this.closed = false;
+    this.closing = null;
+    this.exports = new Set();     // abort() of each export stream not yet ended
     this.tempcrypt = {};
     for (const m of rows({ layer: TEMPCRYPT, async: CALL })) {
       this.tempcrypt[m.name] = (...args) => this.call(messageOf(m), ...wireArgs(m, args));
     }
+    client.onevent = (ev) => {
+      if (ev.type !== 'owner') return;
+      this.owner = ev.owner;
+      if (typeof this.onownerchange === 'function') {
+        try { this.onownerchange(ev.owner); } catch (e) { setTimeout(() => { throw e; }); }
+      }
+    };
   }
 
   send(method, args, transfer) {
@@ -179,13 +239,14 @@ export class AsyncDatabase extends Queryable {
   // Replace the database by an SQLite file, sent in chunks; checked and
   // copied in one transaction by the Worker (on error nothing changes).
   async import(source) {
-    const release = await this.lock();
+    const release = await this.lock('an import');
     try {
       await this.send('importBegin', []);
       await importFrom(source, {
         write: (chunk, owned) => {
-          // Hand over a chunk read from a stream; send a copy of the
-          // caller's bytes, and of a view (which would clone its whole buffer).
+          // Hand over a chunk read from a Blob or Response (made for us);
+          // send a copy of the caller's bytes, and of a view (which would
+          // clone its whole buffer).
           const own = owned && chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength;
           const bytes = own ? chunk : chunk.slice();
           return this.send('importChunk', [bytes], this.client.transfers ? [bytes.buffer] : undefined);
@@ -206,20 +267,20 @@ export class AsyncDatabase extends Queryable {
     let release = null, id = null, aborted = false;
     const streamClosed = () => new SqliteError('exportStream: the database was closed', SQLITE_MISUSE);
     const finish = async (early) => {
+      this.exports.delete(abort);
       if (early && id !== null) await this.send('cursorClose', [id]).catch(() => {});
       id = null;
       if (release) { release(); release = null; }
-      if (this.exportAbort === abort) this.exportAbort = null;
     };
-    // close() ends a stream nobody reads to the end (else it would wait for
-    // it for ever).
+    // close() ends every stream nobody reads to the end (else it would
+    // wait for them for ever).
     const abort = async () => { aborted = true; await finish(true); };
-    this.exportAbort = abort;
+    this.exports.add(abort);
     return pageStream({
       open: async () => {
-        release = await this.lock();
+        try { release = await this.lock('an export stream'); } catch (e) { await finish(false); throw e; }
         if (aborted) { await finish(false); throw streamClosed(); }
-        try { id = await this.send('cursorOpen', [EXPORT_PAGES_SQL, null, { rowMode: 'array' }]); }
+        try { id = await this.send('exportOpen', []); }
         catch (e) { await finish(false); throw e; }
       },
       page: (n) => {
@@ -230,19 +291,28 @@ export class AsyncDatabase extends Queryable {
     }, pagesPerChunk);
   }
 
-  // Waits for a transaction or import in progress; ends an export stream
-  // that is still open.
-  async close() {
-    if (this.closed) return;
-    if (this.exportAbort) await this.exportAbort();
-    const release = await this.lock();
-    try {
-      await this.client.call('close', []);
-    } finally {
-      this.closed = true;
-      this.client.terminate();
-      release();
-    }
+  // Ends the export streams still open, waits (as a call does, at most
+  // busyTimeoutMs) for a transaction or import in progress, then closes:
+  // what still holds the database then is rolled back, and its later calls
+  // fail with "database is closed".  Every call of close() gets the same
+  // promise.
+  close() {
+    if (!this.closing) this.closing = closeDatabase(this);
+    return this.closing;
+  }
+}
+
+async function closeDatabase(db) {
+  if (db.closed) return;
+  await Promise.all([...db.exports].map((abort) => abort()));
+  let release = null;
+  try { release = await db.lock('close()'); } catch { /* busy, or called from inside fn: close anyway */ }
+  try {
+    await db.client.call('close', []);
+  } finally {
+    db.closed = true;
+    db.client.terminate();
+    if (release) release();
   }
 }
 

@@ -4,7 +4,8 @@
 // starts (./worker-script.js); LocalClient runs the same dispatcher
 // (./rpc.js) in-process, where there is no Worker (Node, or { worker:
 // false }).  Both reject with the error as the Worker sent it (fromWire).
-import { fromWire, toWire } from './errors.js';
+import { fromWire, toWire, SqliteError } from './errors.js';
+import { SQLITE_MISUSE } from './constants.js';
 
 export class WorkerClient {
   constructor(worker) {
@@ -12,7 +13,9 @@ export class WorkerClient {
     this.transfers = true;   // buffers passed to call(..., transfer) are handed over
     this.nextId = 1;
     this.calls = new Map();
+    this.onevent = null;     // (event) for what the Worker says unasked (a new owner)
     worker.onmessage = ({ data }) => {
+      if (data.event) { if (this.onevent) this.onevent(data.event); return; }
       const call = this.calls.get(data.id);
       if (!call) return;
       this.calls.delete(data.id);
@@ -31,20 +34,33 @@ export class WorkerClient {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.calls.set(id, { resolve, reject });
-      this.worker.postMessage({ id, method, args }, transfer || []);
+      try {
+        this.worker.postMessage({ id, method, args }, transfer || []);
+      } catch (e) {
+        this.calls.delete(id);
+        reject(uncloneable(e));
+      }
     });
   }
 
   terminate() { this.worker.terminate(); }
 }
 
+// postMessage's DataCloneError as the API's error (the arguments hold what
+// cannot cross to a Worker: a function, a Symbol...).
+export function uncloneable(e) {
+  if (!e || e.name !== 'DataCloneError') return e;
+  return new SqliteError(`cannot send the call to the database's Worker (${e.message}): parameters are numbers, strings, ` +
+    'bigints, booleans, null, Uint8Array or ArrayBuffer', SQLITE_MISUSE, { cause: e });
+}
+
 // In-process stand-in for the Worker: the same dispatcher, loaded on first
 // use, and errors in the same shape as from the Worker.
 export class LocalClient {
-  constructor() { this.dispatcher = null; this.transfers = false; }
+  constructor() { this.dispatcher = null; this.transfers = false; this.onevent = null; }
   async call(method, args) {
     try {
-      if (!this.dispatcher) this.dispatcher = (await import('./rpc.js')).createDispatcher();
+      if (!this.dispatcher) this.dispatcher = (await import('./tabs.js')).createDispatcher((event) => this.onevent?.(event));
       return await this.dispatcher.call(method, ...(args || []));
     } catch (e) {
       throw fromWire(toWire(e));

@@ -306,11 +306,14 @@ export class Connection {
   }
 
   // Several statements in one transaction; [sql, params] or sql each.
-  // Result per statement: its rows (if any) and changes.
+  // Result per statement: its rows (if any) and changes.  A single
+  // statement is all or nothing by itself: it runs as it is, with no
+  // transaction around it (so that PRAGMA foreign_keys and VACUUM work).
   batch(list, options) {
     if (!Array.isArray(list)) throw new TypeError('batch() takes an array of [sql, params] entries');
     const mode = rowModeOf(options);
-    return this.transaction(() => list.map((entry, i) => {
+    const all = (fn) => (list.length === 1 ? fn() : this.transaction(fn));
+    return all(() => list.map((entry, i) => {
       const [sql, params] = typeof entry === 'string' ? [entry, undefined] : entry;
       try {
         return this.withStatement(sql, (st) => {

@@ -118,10 +118,28 @@ export interface OpenOptions {
   /** Time limit of each call in ms (default: none); past it the statement fails with SQLITE_INTERRUPT (9). */
   timeoutMs?: number;
   /**
-   * How long open() waits for another tab (OPFS) or connection or process (storage 'file') to close the
-   * database before SQLITE_BUSY naming the holder (default 5000 ms; 0: no wait).
+   * How long a call waits for a transaction, import or export stream that holds the database (of this tab or,
+   * shared, of another) before it fails with SQLITE_BUSY (5); default 5000 ms, Infinity: no limit.  In Node a
+   * call on the database made inside transaction(fn) fails at once with SQLITE_MISUSE (21).
+   */
+  busyTimeoutMs?: number;
+  /**
+   * Storage 'opfs': 'shared' (default): every tab that opens the database uses it, run by one tab's Worker (see
+   * Database.owner); 'exclusive': this tab alone, other tabs wait lockTimeoutMs and get SQLITE_BUSY.
+   */
+  tabs?: 'shared' | 'exclusive';
+  /**
+   * How long open() waits for another holder to let go before SQLITE_BUSY (5) naming it (default 5000 ms; 0:
+   * no wait): storage 'file', another connection or process; storage 'opfs', the tab (or worker) that has the
+   * database and does not share it, or the tab running a shared one to answer.
    */
   lockTimeoutMs?: number;
+}
+
+/** The tab whose Worker runs a database (the owner); self: this tab. */
+export interface Owner {
+  readonly id: string;
+  readonly self: boolean;
 }
 
 /** The calls a Database and a Transaction both offer. */
@@ -192,6 +210,17 @@ export declare class Database extends Queryable {
    * ended, like any call on the database).  A bad value is a TypeError.
    */
   timeoutMs: number;
+  /** open()'s busyTimeoutMs. */
+  readonly busyTimeoutMs: number;
+  /** This tab's id (as Owner.id names tabs). */
+  readonly tab: string;
+  /**
+   * The tab that runs the database: this one, or (storage 'opfs', shared) another tab whose Worker runs every
+   * tab's calls.  When that tab closes the database or goes away, another takes over (onownerchange).
+   */
+  readonly owner: Owner;
+  /** Called with the new owner when another tab takes the database over. */
+  onownerchange: ((owner: Owner) => void) | null;
   /** The main database as an SQLite file image (in one piece: see exportStream). */
   export(): Promise<Uint8Array>;
   /** The database file in chunks, read in one read transaction; other calls wait until it is read or cancelled. */
@@ -206,7 +235,11 @@ export declare class Database extends Queryable {
   heapSize(): Promise<number>;
   /** Files in the storage underneath, and temp leftovers wiped at open. */
   files(): Promise<{ list: StoredFile[]; wipedAtOpen: StoredFile[] }>;
-  /** Close (after a transaction, import or export in progress); finalizes every statement. */
+  /**
+   * Close: ends the export streams still open, waits (at most busyTimeoutMs) for a transaction or import in
+   * progress, then closes (what still holds the database is rolled back); finalizes every statement.  Every call
+   * gets the same promise.  Shared: another tab takes the database over.
+   */
   close(): Promise<void>;
   readonly tempcrypt: {
     stats(reset?: boolean): Promise<TempcryptStats>;
@@ -219,7 +252,8 @@ export declare class Database extends Queryable {
 }
 
 /**
- * Open (or create) a database in a dedicated Worker started by the package.
- * Rejects with SqliteError code 5 (SQLITE_BUSY) if another tab holds it.
+ * Open (or create) a database in a dedicated Worker started by the package.  Storage 'opfs' is shared by the
+ * tabs that open it (tabs: 'shared'); rejects with SqliteError code 5 (SQLITE_BUSY) if a tab or worker holds it
+ * without sharing it (tabs: 'exclusive', or the worker API).
  */
 export declare function open(name: string, options?: OpenOptions): Promise<Database>;

@@ -12,7 +12,7 @@
 import { SqliteError } from './errors.js';
 import { AsyncDatabase } from './async-database.js';
 import { connect } from './client.js';
-import { openName, checkOpenOptions, ASYNC } from './methods.js';
+import { openName, checkOpenOptions, ASYNC, BUSY_TIMEOUT_MS } from './methods.js';
 
 export { SqliteError };
 export * from './constants.js';
@@ -20,19 +20,24 @@ export { Queryable, Transaction, AsyncDatabase as Database, AsyncStatement as St
 
 // Open a database.  storage: 'opfs' (default in a browser; an error where
 // OPFS is unusable), 'memory' (default in Node), 'file' (Node) or 'auto'
-// (OPFS, else memory); db.storage says which.  Rejects with an SqliteError
-// (code SQLITE_BUSY) when another tab holds the same database.  import: a
-// source to replace the database with (see Database.import).
+// (OPFS, else memory); db.storage says which.  An OPFS database is shared
+// by the tabs that open it (./tabs.js; db.owner says which tab runs it);
+// with tabs: 'exclusive', or while a worker holds it without sharing, it
+// rejects with an SqliteError (code SQLITE_BUSY) after lockTimeoutMs.
+// import: a source to replace the database with (see Database.import).
 export async function open(name, options = {}) {
   name = openName(name);
   checkOpenOptions(options, ASYNC);
   const { worker = typeof Worker === 'function', import: source, ...rest } = options;
   if (rest.wasm instanceof URL) rest.wasm = rest.wasm.href;
   if (rest.setup instanceof URL) rest.setup = rest.setup.href;
+  const busyTimeoutMs = rest.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
+  if (typeof busyTimeoutMs !== 'number' || !(busyTimeoutMs >= 0)) throw new TypeError(`busyTimeoutMs must be a number of ms >= 0 (or Infinity), not ${String(busyTimeoutMs)}`);
+  rest.busyTimeoutMs = busyTimeoutMs;
   const client = connect(name, worker);
   try {
-    const { storage } = await client.call('open', [name, rest]);
-    const db = new AsyncDatabase(client, name, storage, rest.timeoutMs);
+    const info = await client.call('open', [name, rest]);
+    const db = new AsyncDatabase(client, name, info, { busyTimeoutMs, timeoutMs: rest.timeoutMs });
     if (source !== undefined) {
       try { await db.import(source); } catch (e) { await db.close().catch(() => {}); throw e; }
     }

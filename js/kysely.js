@@ -5,8 +5,11 @@
 //   import { SqliteTempcryptDialect } from 'sqlite-tempcrypt/kysely';
 //   const db = new Kysely({ dialect: new SqliteTempcryptDialect({ database: () => open('app.db') }) });
 //
-// One connection (the Database); Kysely's transactions run inside
-// db.transaction(), so other callers of the same Database wait for them.
+// One connection (the Database).  Each query is one batch() of one
+// statement, which runs it as it is (PRAGMAs take effect, VACUUM runs);
+// Kysely's transactions run inside db.transaction(), so other callers of
+// the same Database (and other tabs) wait for them, and its Migrator runs
+// each migration in one (SQLite's DDL is transactional).
 
 import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, RawNode, IdentifierNode, createQueryId } from 'kysely';
 
@@ -18,8 +21,15 @@ export class SqliteTempcryptDialect {
   }
   createDriver() { return new SqliteTempcryptDriver(this.database); }
   createQueryCompiler() { return new SqliteQueryCompiler(); }
-  createAdapter() { return new SqliteAdapter(); }
+  createAdapter() { return new SqliteTempcryptAdapter(); }
   createIntrospector(db) { return new SqliteIntrospector(db); }
+}
+
+// SQLite's adapter, with transactional DDL (Kysely's says no, so its
+// Migrator would run a migration outside a transaction and a failing one
+// would leave half its changes).
+class SqliteTempcryptAdapter extends SqliteAdapter {
+  get supportsTransactionalDdl() { return true; }
 }
 
 const ROLLBACK = Symbol('rollback');

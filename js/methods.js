@@ -38,6 +38,11 @@
 // SyncDatabase.guard).
 
 import { wellFormed } from './values.js';
+// How long a call waits for a transaction, import or export stream that
+// holds the database (of its own tab, or of another tab sharing it) before
+// it fails with SQLITE_BUSY: open()'s busyTimeoutMs, as better-sqlite3's
+// busy timeout.
+export const BUSY_TIMEOUT_MS = 5000;
 
 export const QUERYABLE = 'queryable', DATABASE = 'database', STATEMENT = 'statement', TEMPCRYPT = 'tempcrypt';
 export const CALL = 'call', LOCAL = 'local', NONE = 'none';
@@ -62,7 +67,7 @@ export const METHODS = [
   { name: 'transaction', layer: QUERYABLE, async: ['txBegin', 'txEnd'], sync: METHOD, args: ['fn'] },
 
   { name: 'export', layer: DATABASE, async: CALL, sync: METHOD, args: [] },
-  { name: 'exportStream', layer: DATABASE, async: ['cursorOpen', 'page', 'cursorClose'], sync: METHOD, args: ['options'], options: ['pagesPerChunk'] },
+  { name: 'exportStream', layer: DATABASE, async: ['exportOpen', 'page', 'cursorClose'], sync: METHOD, args: ['options'], options: ['pagesPerChunk'] },
   { name: 'import', layer: DATABASE, async: ['importBegin', 'importChunk', 'importEnd'], sync: METHOD, args: ['source'] },
   { name: 'heapSize', layer: DATABASE, async: CALL, sync: METHOD, args: [] },
   { name: 'files', layer: DATABASE, async: ['files'], sync: PROPERTY, args: [] },
@@ -85,7 +90,7 @@ export const METHODS = [
   { name: 'setEnabled', layer: TEMPCRYPT, async: CALL, sync: METHOD, args: ['on'], send: (on) => [!!on] },
 
   // Plumbing of the main-thread API (./async-database.js).
-  ...internal(QUERYABLE, LOCAL, NONE, 'call', 'send', 'lock'),
+  ...internal(QUERYABLE, LOCAL, NONE, 'call', 'send', 'lock', 'whenFree'),
   ...internal(STATEMENT, LOCAL, NONE, 'call'),
   // What the Worker's dispatch (./rpc.js) uses of the sync API beyond the
   // public methods: the pieces its messages are made of.
@@ -104,6 +109,8 @@ export const OPEN_OPTIONS = [
   { name: 'storage', api: BOTH },
   { name: 'import', api: BOTH },
   { name: 'timeoutMs', api: BOTH },
+  { name: 'busyTimeoutMs', api: ASYNC },
+  { name: 'tabs', api: ASYNC, storage: ['opfs'] },
   { name: 'wasm', api: BOTH },
   { name: 'lockTimeoutMs', api: BOTH, storage: ['opfs', 'file'] },
   { name: 'dir', api: BOTH, storage: ['file'] },

@@ -2,12 +2,13 @@
 // of ./methods.js, answered with the synchronous API (./sync-database.js)
 // and nothing below it.  One Session per client of an open database holds
 // what outlives a message (prepared statements and cursors by id, the
-// import in progress); createDispatcher() adds opening and closing, for
-// the dedicated Worker (./worker-script.js) and index.js's in-process
-// client.
-import { open } from './worker.js';
+// transaction and import in progress) and keeps the rule that a call
+// leaves no transaction open behind it.  The queue that runs the sessions'
+// calls one at a time is ./hub.js; opening, closing and the tabs sharing a
+// database are ./tabs.js.
 import { SqliteError, closedError } from './errors.js';
-import { SQLITE_MISUSE } from './constants.js';
+import { SQLITE_MISUSE, SQLITE_ABORT } from './constants.js';
+import { EXPORT_PAGES_SQL } from './transfer.js';
 import { METHODS, CALL, STATEMENT, TEMPCRYPT, messageOf } from './methods.js';
 
 // The handlers of the messages the hand-written main-thread methods send
@@ -23,21 +24,34 @@ const CUSTOM = {
   },
   cursorOpen: (s, sql, params, options) => s.keep(s.cursors, s.db.cursor(sql, params, options)),
   stmtOpen: (s, id, params, options) => s.keep(s.cursors, s.stmt(id).cursor(params, options)),
+  // The database's pages in one read transaction (exportStream), held by
+  // this session until the cursor ends.
+  exportOpen: (s) => {
+    s.exportCursor = s.keep(s.cursors, s.db.cursor(EXPORT_PAGES_SQL, null, { rowMode: 'array' }));
+    return s.exportCursor;
+  },
   // Up to n rows; a cursor is gone once done.
   page: (s, id, n) => {
     const c = s.cursors.get(id);
     if (!c) throw new SqliteError(`cursor ${id} is closed`, SQLITE_MISUSE);
     const res = c.page(n);
-    if (res.done) s.cursors.delete(id);
+    if (res.done) s.dropCursor(id);
     return res;
   },
   cursorClose: (s, id) => {
     const c = s.cursors.get(id);
-    if (c) { s.cursors.delete(id); c.close(); }
+    if (c) { s.dropCursor(id); c.close(); }
   },
-  timeoutMs: (s, ms) => { s.db.timeoutMs = ms; },
-  txBegin: (s) => s.db.txBegin(),
-  txEnd: (s, commit) => s.db.txEnd(commit),
+  txBegin: (s) => {
+    s.db.txBegin();
+    s.txDepth++;
+  },
+  txEnd: (s, commit) => {
+    if (s.txDepth > 0) s.txDepth--;
+    s.db.txEnd(commit);
+  },
+  // This session's time limit per call (db.timeoutMs, set on the main thread).
+  timeoutMs: (s, ms) => { s.timeoutMs = ms; },
   importBegin: async (s) => {
     s.endImport(false);
     s.staging = await s.db.importBegin();
@@ -63,13 +77,37 @@ for (const m of METHODS) {
       : (s, ...args) => s.db[m.name](...args);
 }
 
+// What a message may do again when it may have run on an owner tab that
+// went away before answering (./tabs.js): 'again' (it changes nothing, or
+// sets what it sets again), 'if-readonly' (its statement runs again only
+// if it cannot write).  Any other message's outcome is unknown then.
+export const REPLAY = {
+  files: 'again', heapSize: 'again', export: 'again', prepare: 'again', exportOpen: 'again',
+  'tempcrypt.stats': 'again', 'tempcrypt.setEnabled': 'again', timeoutMs: 'again',
+  query: 'if-readonly', run: 'if-readonly', cursorOpen: 'if-readonly',
+  'stmt.run': 'if-readonly', 'stmt.get': 'if-readonly', 'stmt.all': 'if-readonly', stmtOpen: 'if-readonly',
+};
+
+// The error of a call that may or may not have run (its owner tab went
+// away before answering): SQLITE_ABORT, "outcome unknown".
+export function unknownOutcome(what) {
+  return new SqliteError(`outcome unknown: the tab that ran the database went away before answering ${what}; ` +
+    'it may or may not have been applied (read the database to know)', SQLITE_ABORT);
+}
+
 export class Session {
-  constructor(db) {
+  constructor(db, id = 'local') {
     this.db = db;             // a SyncDatabase
+    this.id = id;             // the client's id (./tabs.js)
     this.stmts = new Map();   // id -> SyncStatement
     this.cursors = new Map(); // id -> cursor (rows paged across messages)
     this.nextId = 1;
     this.staging = null;      // the import in progress
+    this.exportCursor = null; // the cursor of the export in progress
+    this.txDepth = 0;         // transactions (and savepoints) begun by txBegin
+    this.busyTimeoutMs = 5000;
+    this.timeoutMs = undefined;
+    this.ended = false;
   }
 
   keep(map, x) { const id = this.nextId++; map.set(id, x); return id; }
@@ -80,6 +118,15 @@ export class Session {
     return st;
   }
 
+  dropCursor(id) {
+    this.cursors.delete(id);
+    if (this.exportCursor === id) this.exportCursor = null;
+  }
+
+  // Whether this session has the connection to itself (./hub.js), and why.
+  holds() { return this.txDepth > 0 || !!this.staging || this.exportCursor !== null; }
+  holding() { return this.txDepth > 0 ? 'a transaction' : this.staging ? 'an import' : 'an export stream'; }
+
   // Finish (ok) or drop the import in progress, if there is one.
   endImport(ok) {
     const s = this.staging;
@@ -87,64 +134,68 @@ export class Session {
     if (s) { if (ok) s.finish(); else s.abort(); }
   }
 
-  // One message; resolves once the storage is idle again (so the next
-  // call finds the OPFS pool topped up).
-  async handle(method, args) {
+  // One message, under this session's time limit.  replay: it may have
+  // run on an owner that went away: only a call that cannot write runs.
+  async handle(method, args, replay = false) {
     this.db.assertOpen();
-    const result = await HANDLERS[method](this, ...args);
-    await this.db.idle();
-    return result;
+    if (replay) this.mustNotWrite(method, args);
+    const limit = this.db.timeoutMs;
+    if (this.timeoutMs !== undefined) this.db.timeoutMs = this.timeoutMs;
+    try {
+      const result = await HANDLERS[method](this, ...args);
+      this.closeStrayTransaction(null);
+      return result;
+    } catch (e) {
+      this.closeStrayTransaction(e);
+      throw e;
+    } finally {
+      this.db.timeoutMs = limit;
+    }
   }
 
-  // Drop what the session holds (the database closes its statements).
+  // A call outside the API's transactions that leaves one open (a BEGIN or
+  // SAVEPOINT without its end, as Drizzle's sqlite-proxy sends them) would
+  // make every other caller's writes part of it: it is rolled back, and the
+  // call refused (its own error, if it failed, says more).
+  closeStrayTransaction(err) {
+    if (this.txDepth > 0 || !this.db.inTransaction) return;
+    try { this.db.exec('ROLLBACK'); } catch { /* rolled back by SQLite already */ }
+    if (err) return;
+    throw new SqliteError('this call left a transaction open (BEGIN or SAVEPOINT without its end): it was rolled back. ' +
+      'A transaction across calls is db.transaction(fn); several statements in one transaction: batch(), or one exec() ' +
+      'that ends with COMMIT', SQLITE_MISUSE);
+  }
+
+  mustNotWrite(method, args) {
+    const how = REPLAY[method];
+    if (how === 'again') return;
+    let readonly = false;
+    if (how === 'if-readonly' && method.startsWith('stmt')) readonly = this.stmt(args[0]).readonly;
+    else if (how === 'if-readonly') {
+      const st = this.db.prepare(args[0]);
+      try { readonly = st.readonly; } finally { st.finalize(); }
+    }
+    if (!readonly) throw unknownOutcome(`${method}()`);
+  }
+
+  // Drop what the session holds: its transaction rolled back, its import,
+  // statements and cursors gone (its client closed or went away).
   end() {
-    this.endImport(false);
-    this.stmts.clear();
+    const quietly = (fn) => { try { fn(); } catch { /* the database may be closed */ } };
+    quietly(() => this.endImport(false));
+    for (const c of this.cursors.values()) quietly(() => c.close());
+    for (const st of this.stmts.values()) quietly(() => st.finalize());
     this.cursors.clear();
+    this.stmts.clear();
+    this.exportCursor = null;
+    while (this.txDepth > 0) {
+      this.txDepth--;
+      quietly(() => this.db.txEnd(false));
+    }
   }
 }
 
-// A fresh dispatcher: call(method, ...args) for one database, which 'open'
-// opens first.  After close the database is kept, so that every later
-// call meets its "database is closed" check.
+// The messages of a database's lifetime, answered by ./tabs.js's dispatcher.
 export const LIFECYCLE = ['open', 'close'];
 
-export function createDispatcher() {
-  let db = null, session = null;
-  const lifecycle = {
-    async open(name, options) {
-      if (db) throw new Error('this worker already has a database open');
-      const { setup, ...rest } = options || {};
-      db = await open(name, rest);
-      if (setup) {
-        // The app's module registers its functions on the sync database.
-        try {
-          const mod = await import(/* @vite-ignore */ setup);
-          if (typeof mod.default !== 'function') throw new TypeError(`setup module ${setup} has no default export function`);
-          await mod.default(db);
-        } catch (e) {
-          db.close();
-          db = null;
-          throw e;
-        }
-      }
-      session = new Session(db);
-      return { storage: db.storage };
-    },
-    async close() {
-      if (!db) return;
-      session.end();
-      await db.idle();
-      await db.close();
-    },
-  };
-  return {
-    async call(method, ...args) {
-      const has = (o) => Object.prototype.hasOwnProperty.call(o, method);
-      if (has(lifecycle)) return lifecycle[method](...args);
-      if (!has(HANDLERS)) throw new Error(`unknown method ${method}`);
-      if (!session) throw closedError();   // a failed open left none
-      return session.handle(method, args);
-    },
-  };
-}
+export { closedError };

@@ -13,10 +13,11 @@ export const IMPORT_CHUNK = 1 << 20;
 // The SQL that reads the main database page by page (exportStream).
 export const EXPORT_PAGES_SQL = 'SELECT data FROM sqlite_dbpage ORDER BY pgno';
 
-// Whether the chunks of source are read from a stream (so ours to hand on).
+// Whether the chunks of source are read into buffers made for us (a Blob's
+// or a Response's stream), so ours to hand on; a ReadableStream passed in
+// may hand out buffers its maker still uses.
 function streamed(source) {
-  return typeof source?.getReader === 'function' || (typeof Blob === 'function' && source instanceof Blob) ||
-    (typeof Response === 'function' && source instanceof Response);
+  return (typeof Blob === 'function' && source instanceof Blob) || (typeof Response === 'function' && source instanceof Response);
 }
 
 // The chunks of an import source: Uint8Array, ArrayBuffer, Blob, Response,

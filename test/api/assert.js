@@ -16,6 +16,15 @@ export async function rejects(p, code, what) {
   }
   throw new Error(`${what}: did not throw`);
 }
+// What p came to within ms: { value } or { error }, or { pending: true } if
+// it had not settled by then (a hang becomes a failed check, not a stuck run).
+export function settles(p, ms = 5000) {
+  let timer;
+  return Promise.race([
+    Promise.resolve(p).then((value) => ({ value }), (error) => ({ error })),
+    new Promise((resolve) => { timer = setTimeout(() => resolve({ pending: true }), ms); }),
+  ]).finally(() => clearTimeout(timer));
+}
 export function sameBytes(a, b) {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;

@@ -7,8 +7,13 @@ import {
   SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_RANGE, SQLITE_MISUSE, SQLITE_CANTOPEN, SQLITE_CONSTRAINT, SQLITE_CONSTRAINT_UNIQUE,
   SQLITE_ABORT_ROLLBACK, SQLITE_INTERRUPT, SQLITE_BUSY, SQLITE_CONSTRAINT_PRIMARYKEY,
 } from '../../dist/constants.js';
-import { eq, ok, rejects, sameBytes, readAll, runTests } from './assert.js';
+import { eq, ok, rejects, sameBytes, readAll, runTests, settles } from './assert.js';
 import { rng, randomString, wellFormed, hexUtf8, sqlLiteral, showString } from './strings.js';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// Node tells a call made inside transaction(fn) from one made elsewhere
+// (AsyncLocalStorage): there it fails at once; elsewhere after busyTimeoutMs.
+const SEES_INSIDE = typeof window === 'undefined' && typeof process === 'object';
 import { tests as syncTests } from './sync-api.js';
 
 export const tests = {
@@ -77,7 +82,6 @@ export const tests = {
       await db.exec('BEGIN; INSERT INTO a VALUES (1); SAVEPOINT s; INSERT INTO a VALUES (2); ROLLBACK TO s; COMMIT');
       eq(await db.query('SELECT x FROM a'), [{ x: 1 }], 'savepoint');
       await rejects(db.exec('BEGIN; INSERT INTO a VALUES (3); INSERT INTO nope VALUES (1); COMMIT'), 1, 'failing script');
-      await db.exec('ROLLBACK');
       eq(await db.query('SELECT count(*) AS n FROM a'), [{ n: 1 }], 'failed transaction rolled back');
       const img = await db.export();
       ok(img instanceof Uint8Array && img.length >= 512, 'export gives bytes');
@@ -314,6 +318,105 @@ export const tests = {
     let te = null;
     try { await open(`habits3-${storage}.db`, { storage, timeout: 30 }); } catch (err) { te = err; }
     ok(te instanceof TypeError && /timeoutMs/.test(te.message), `an unknown open() option is refused: ${te && te.message}`);
+  },
+
+  // A call on db (not tx) inside db.transaction(fn) waits for fn, which
+  // waits for it: it fails (at once where the runtime can tell, else after
+  // busyTimeoutMs) and the database stays usable; it used to hang for ever.
+  async deadlock(storage) {
+    const db = await open(`deadlock-${storage}.db`, { storage, busyTimeoutMs: 300 });
+    try {
+      await db.exec('DROP TABLE IF EXISTS d; CREATE TABLE d(x)');
+      let inner = null;
+      const r = await settles(db.transaction(async (tx) => {
+        await tx.run('INSERT INTO d VALUES (1)');
+        try { await db.run('INSERT INTO d VALUES (2)'); } catch (e) { inner = e; throw e; }
+      }), 10000);
+      ok(!r.pending, 'transaction(fn) with a call on db inside settles');
+      ok(inner && inner.name === 'SqliteError' && inner.code === (SEES_INSIDE ? SQLITE_MISUSE : SQLITE_BUSY),
+        `the inner call fails with ${SEES_INSIDE ? 'SQLITE_MISUSE' : 'SQLITE_BUSY'}: ${inner && `${inner.code} ${inner.message}`}`);
+      ok(/transaction/.test(inner.message) && /\btx\b/.test(inner.message), `the error names the cause and the way out: ${inner.message}`);
+      ok(r.error === inner, 'transaction() rejects with it');
+      const after = await settles(db.query('SELECT count(*) AS n FROM d'));
+      eq(after.value, [{ n: 0 }], 'rolled back, and the database answers again');
+      // A long transaction: another caller waits busyTimeoutMs, then SQLITE_BUSY.
+      const long = db.transaction(async (tx) => { await sleep(1500); await tx.run('INSERT INTO d VALUES (3)'); });
+      const other = await settles(db.query('SELECT 1 AS one'), 10000);
+      ok(other.error && other.error.code === SQLITE_BUSY && /busyTimeoutMs/.test(other.error.message),
+        `a caller waiting for a long transaction gets SQLITE_BUSY after busyTimeoutMs: ${JSON.stringify(other.error && other.error.message)}`);
+      await long;
+      eq(await db.query('SELECT x FROM d'), [{ x: 3 }], 'the long transaction committed');
+    } finally { await db.close(); }
+  },
+
+  // A transaction left open by a call (raw BEGIN, as Drizzle's sqlite-proxy
+  // sends it) would capture every other caller's writes until it ends: the
+  // call is rolled back and refused.
+  async rawTransactionAcrossCalls(storage) {
+    const db = await open(`rawtx-${storage}.db`, { storage });
+    try {
+      await db.exec('DROP TABLE IF EXISTS g; CREATE TABLE g(who)');
+      const begin = await settles(db.exec('BEGIN'));
+      const other = await settles(db.run("INSERT INTO g VALUES ('other caller')"));
+      await settles(db.exec('ROLLBACK'));
+      eq(other.value && other.value.changes, 1, "another caller's write");
+      eq(await db.query('SELECT who FROM g'), [{ who: 'other caller' }], "another caller's write survives the first caller's ROLLBACK");
+      ok(begin.error && begin.error.code === SQLITE_MISUSE && /transaction\(/.test(begin.error.message),
+        `a call that leaves a transaction open is refused with SQLITE_MISUSE pointing to transaction(): ${JSON.stringify(begin.error && begin.error.message)}`);
+      const failed = await settles(db.exec("BEGIN; INSERT INTO g VALUES ('half'); INSERT INTO nope VALUES (1)"));
+      ok(failed.error && failed.error.code === 1, `a failed script's own error comes back: ${JSON.stringify(failed.error && failed.error.message)}`);
+      eq(await db.query('SELECT count(*) AS n FROM g'), [{ n: 1 }], 'and what it began is rolled back');
+      await db.exec("BEGIN; INSERT INTO g VALUES ('whole'); COMMIT");
+      eq(await db.query('SELECT count(*) AS n FROM g'), [{ n: 2 }], 'a script that commits is fine');
+    } finally { await db.close(); }
+  },
+
+  async closeTwice(storage) {
+    const db = await open(`close2-${storage}.db`, { storage });
+    await db.exec('CREATE TABLE IF NOT EXISTS c(x)');
+    const [a, b] = await Promise.all([settles(db.close()), settles(db.close())]);
+    ok(!a.pending && !b.pending && !a.error && !b.error, `two close() calls at once both resolve: ${JSON.stringify([a, b])}`);
+    await rejects(db.query('SELECT 1'), SQLITE_MISUSE, 'closed');
+  },
+
+  async closeWithTwoExports(storage) {
+    const db = await open(`close-exports-${storage}.db`, { storage });
+    await db.exec(`DROP TABLE IF EXISTS e; CREATE TABLE e(b);
+      INSERT INTO e WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<40) SELECT randomblob(3000) FROM c`);
+    const r1 = db.exportStream({ pagesPerChunk: 1 }).getReader(), r2 = db.exportStream({ pagesPerChunk: 1 }).getReader();
+    ok((await r1.read()).value.length > 0, 'the first stream gave a page');
+    const c = await settles(db.close());
+    ok(!c.pending && !c.error, `close() with two export streams open resolves: ${JSON.stringify(c)}`);
+    const [e1, e2] = [await settles(r1.read()), await settles(r2.read())];
+    ok(e1.error && e1.error.code === SQLITE_MISUSE && e2.error && e2.error.code === SQLITE_MISUSE,
+      `both streams end with SQLITE_MISUSE: ${JSON.stringify([e1, e2].map((x) => x.error ? x.error.message : x))}`);
+  },
+
+  // import() from a ReadableStream of the caller's own chunks: they are
+  // copied, never handed over (they used to end up empty, detached).
+  async importKeepsCallerChunks(storage) {
+    const db = await open(`import-chunks-${storage}.db`, { storage });
+    try {
+      await db.exec('DROP TABLE IF EXISTS k; CREATE TABLE k(v); INSERT INTO k VALUES (7)');
+      const image = await db.export();
+      const chunks = [image.slice(0, 512), image.slice(512)];
+      await db.import(new ReadableStream({ start(c) { for (const x of chunks) c.enqueue(x); c.close(); } }));
+      eq(chunks.map((c) => c.length), [512, image.length - 512], "the caller's chunks are intact");
+      ok(sameBytes(chunks[0], image.subarray(0, 512)), "and hold the caller's bytes");
+      eq(await db.query('SELECT v FROM k'), [{ v: 7 }], 'imported');
+    } finally { await db.close(); }
+  },
+
+  // Arguments the Worker cannot receive (postMessage throws DataCloneError):
+  // the call rejects and nothing is left pending.
+  async unclonableArguments(storage) {
+    const db = await open(`unclonable-${storage}.db`, { storage });
+    try {
+      const r = await settles(db.query('SELECT ?', [() => 1]));
+      ok(r.error, `a function as a parameter is refused: ${JSON.stringify(r)}`);
+      if (db.client.calls) eq(db.client.calls.size, 0, 'no call left waiting for an answer');
+      eq(await db.query('SELECT 1 AS one'), [{ one: 1 }], 'usable after');
+    } finally { await db.close(); }
   },
 
   async iterate(storage) {

@@ -10,10 +10,13 @@ import { leakCheck } from './file-leak.mjs';
 import { ormRoundTrip } from './orm-roundtrip.js';
 import { open } from '../../dist/index.js';
 import { SqliteTempcryptDialect } from '../../dist/kysely.js';
-import { Kysely } from 'kysely';
-import { drizzle } from 'drizzle-orm/sqlite-proxy';
+import { drizzle, migrate } from '../../dist/drizzle.js';
+import { Kysely, sql as ksql } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import { drizzle as proxyDrizzle } from 'drizzle-orm/sqlite-proxy';
 import { sqliteTable, integer, text } from 'drizzle-orm/sqlite-core';
-import { eq } from 'drizzle-orm';
+import { eq, sql, relations, TransactionRollbackError } from 'drizzle-orm';
+import * as migrations from './drizzle-migrations.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dir = path.join(ROOT, 'build', 'api-node-files');
@@ -22,7 +25,15 @@ fs.mkdirSync(dir, { recursive: true });
 process.chdir(dir);   // storage 'file' puts databases under the current directory by default
 
 const started = Date.now();
-const orm = { open, Kysely, SqliteTempcryptDialect, drizzle, sqliteTable, integer, text, eq };
+// The bundled Drizzle migrations also as drizzle-kit's folder.
+const migrationsFolder = path.join(dir, 'drizzle');
+fs.mkdirSync(path.join(migrationsFolder, 'meta'), { recursive: true });
+fs.writeFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), JSON.stringify(migrations.journal, null, 2));
+for (const [tag, text] of Object.entries(migrations.migrations)) fs.writeFileSync(path.join(migrationsFolder, `${tag}.sql`), text);
+const orm = {
+  open, SqliteTempcryptDialect, kysely: { Kysely, Migrator, sql: ksql }, migrations, migrationsFolder,
+  orm: { sql, eq, relations, TransactionRollbackError, sqliteTable, integer, text, proxyDrizzle, drizzle, migrate },
+};
 const results = [...await run(['memory', 'file']), ...await leakCheck(path.join(dir, 'leak'))];
 for (const storage of ['memory', 'file']) {
   for (const r of await ormRoundTrip({ ...orm, storage })) results.push({ ...r, name: `${r.name} (${storage})` });

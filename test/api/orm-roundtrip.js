@@ -1,9 +1,18 @@
 // Kysely and Drizzle round trips over sqlite-tempcrypt, written once: run
 // in Node (test/api/node.mjs) and in the consumer's Vite app
-// (consumer.mjs copies this file into the app).  The modules come in as
-// arguments, so each side imports them its own way.  Returns
-// [{ name, ok, error }].
-export async function ormRoundTrip({ open, storage, Kysely, SqliteTempcryptDialect, drizzle, sqliteTable, integer, text, eq }) {
+// (consumer.mjs copies this file and ./drizzle-migrations.js into the
+// app).  The modules come in as arguments, so each side imports them its
+// own way:
+//   kysely    { Kysely, Migrator, sql } and SqliteTempcryptDialect
+//   orm       drizzle-orm's { sql, eq, relations }, sqlite-core's
+//             { sqliteTable, integer, text }, sqlite-proxy's drizzle as
+//             proxyDrizzle, and sqlite-tempcrypt/drizzle's { drizzle, migrate }
+//   migrations   ./drizzle-migrations.js; migrationsFolder (Node): the
+//             same written out as drizzle-kit's folder
+// Returns [{ name, ok, error }].
+export async function ormRoundTrip({ open, storage, kysely, SqliteTempcryptDialect, orm, migrations, migrationsFolder }) {
+  const { Kysely, Migrator, sql: ksql } = kysely;
+  const { sql, eq, relations, TransactionRollbackError, sqliteTable, integer, text, proxyDrizzle, drizzle, migrate } = orm;
   const out = [];
   const step = async (name, fn) => {
     try { await fn(); out.push({ name, ok: true }); } catch (e) { out.push({ name, ok: false, error: String(e && e.stack || e) }); }
@@ -61,29 +70,213 @@ export async function ormRoundTrip({ open, storage, Kysely, SqliteTempcryptDiale
     }
   });
 
-  await step('drizzle sqlite-proxy: insert, select, update, join with clashing column names', async () => {
-    const db = await open('drizzle.db', { storage });
+  // Each Kysely query runs as it is: a PRAGMA takes effect, VACUUM runs
+  // (they used to run inside BEGIN/COMMIT: the PRAGMA was ignored, VACUUM failed).
+  await step('kysely: PRAGMA foreign_keys and VACUUM run outside a transaction', async () => {
+    const db = new Kysely({ dialect: new SqliteTempcryptDialect({ database: () => open('kysely-pragma.db', { storage }) }) });
     try {
-      const orm = drizzle(async (sql, params, method) => {
+      await ksql`PRAGMA foreign_keys = ON`.execute(db);
+      same((await ksql`PRAGMA foreign_keys`.execute(db)).rows, [{ foreign_keys: 1 }], 'foreign_keys after PRAGMA foreign_keys = ON');
+      await db.schema.dropTable('child').ifExists().execute();
+      await db.schema.dropTable('parent').ifExists().execute();
+      await db.schema.createTable('parent').addColumn('id', 'integer', (c) => c.primaryKey()).execute();
+      await db.schema.createTable('child').addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('parent_id', 'integer', (c) => c.references('parent.id')).execute();
+      let err = null;
+      try { await db.insertInto('child').values({ id: 1, parent_id: 99 }).execute(); } catch (e) { err = e; }
+      if (!err || err.code !== 787) throw new Error(`a row breaking the foreign key was inserted (${err ? `${err.code} ${err.message}` : 'no error'})`);
+      await ksql`VACUUM`.execute(db);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  // The hand-written sqlite-proxy glue sends BEGIN, the statements and
+  // ROLLBACK as separate calls: that transaction must not swallow an
+  // unrelated caller's write (the layer refuses a call that leaves a
+  // transaction open).
+  await step("drizzle sqlite-proxy glue: a raw transaction cannot take another caller's write with it", async () => {
+    const db = await open('drizzle-glue.db', { storage });
+    try {
+      const glue = proxyDrizzle(async (sql, params, method) => {
         if (method === 'run') { await db.run(sql, params); return { rows: [] }; }
         const rows = await db.query(sql, params, { rowMode: 'array' });
         return { rows: method === 'get' ? rows[0] : rows };
       });
-      const users = sqliteTable('users', { id: integer('id').primaryKey(), name: text('name').notNull() });
-      const posts = sqliteTable('posts', { id: integer('id').primaryKey(), userId: integer('user_id').notNull(), title: text('title') });
-      await db.exec(`DROP TABLE IF EXISTS users; DROP TABLE IF EXISTS posts;
-        CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT NOT NULL); CREATE TABLE posts(id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL, title TEXT)`);
-      await orm.insert(users).values([{ id: 1, name: 'Ada' }, { id: 2, name: 'Alan' }]);
-      await orm.insert(posts).values([{ id: 10, userId: 2, title: 'On computable numbers' }]);
-      same(await orm.select().from(users).where(eq(users.name, 'Ada')), [{ id: 1, name: 'Ada' }], 'select');
-      await orm.update(users).set({ name: 'Ada L.' }).where(eq(users.id, 1));
-      same(await orm.select({ name: users.name }).from(users).where(eq(users.id, 1)).get(), { name: 'Ada L.' }, 'get after update');
-      // users.id and posts.id both come back (rowMode 'array').
-      same(await orm.select().from(posts).innerJoin(users, eq(posts.userId, users.id)),
-        [{ posts: { id: 10, userId: 2, title: 'On computable numbers' }, users: { id: 2, name: 'Alan' } }], 'join keeps both id columns');
+      const notes = sqliteTable('notes', { id: integer('id').primaryKey(), body: text('body') });
+      await db.exec('DROP TABLE IF EXISTS notes; CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT)');
+      const ormTx = glue.transaction(async (tx) => {
+        await tx.insert(notes).values({ id: 1, body: 'in the ORM transaction' });
+        await new Promise((r) => setTimeout(r, 100));
+        throw new Error('roll the ORM transaction back');
+      }).then(() => null, (e) => e);
+      await new Promise((r) => setTimeout(r, 20));
+      await db.run("INSERT INTO notes VALUES (2, 'an unrelated caller')");
+      const err = await ormTx;
+      if (!err) throw new Error('the ORM transaction did not fail');
+      same(await db.query('SELECT id FROM notes ORDER BY id'), [{ id: 2 }], 'the unrelated write is kept, the ORM transaction is not');
     } finally {
       await db.close();
     }
   });
+
+  const users = sqliteTable('users', { id: integer('id').primaryKey(), name: text('name').notNull() });
+  const posts = sqliteTable('posts', { id: integer('id').primaryKey(), userId: integer('user_id').notNull(), title: text('title') });
+  const freshTables = (db) => db.exec(`DROP TABLE IF EXISTS users; DROP TABLE IF EXISTS posts;
+    CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT NOT NULL); CREATE TABLE posts(id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL, title TEXT)`);
+
+  await step('drizzle driver: query builder, join with clashing column names, raw SQL', async () => {
+    const db = await open('drizzle.db', { storage });
+    try {
+      const d = drizzle(db);
+      await freshTables(db);
+      same(await d.insert(users).values([{ id: 1, name: 'Ada' }, { id: 2, name: 'Alan' }]), { changes: 2, lastInsertRowid: 2 }, 'insert run result');
+      await d.insert(posts).values([{ id: 10, userId: 2, title: 'On computable numbers' }]);
+      same(await d.select().from(users).where(eq(users.name, 'Ada')), [{ id: 1, name: 'Ada' }], 'select');
+      same(await d.update(users).set({ name: 'Ada L.' }).where(eq(users.id, 1)).returning({ name: users.name }), [{ name: 'Ada L.' }], 'update returning');
+      same(await d.select({ name: users.name }).from(users).where(eq(users.id, 1)).get(), { name: 'Ada L.' }, 'get');
+      same(await d.select({ name: users.name }).from(users).where(eq(users.id, 99)).get(), undefined, 'get: no row');
+      same(await d.select().from(posts).innerJoin(users, eq(posts.userId, users.id)),
+        [{ posts: { id: 10, userId: 2, title: 'On computable numbers' }, users: { id: 2, name: 'Alan' } }], 'join keeps both id columns');
+      same(await d.all(sql`SELECT id, name FROM users ORDER BY id`), [{ id: 1, name: 'Ada L.' }, { id: 2, name: 'Alan' }], 'raw all: objects');
+      same(await d.get(sql`SELECT count(*) AS n FROM users`), { n: 2 }, 'raw get');
+      same(await d.values(sql`SELECT id, name FROM users ORDER BY id`), [[1, 'Ada L.'], [2, 'Alan']], 'raw values: arrays');
+      same((await d.run(sql`DELETE FROM users WHERE id = ${2}`)).changes, 1, 'raw run: changes');
+      same(await d.$count(users), 1, '$count');
+    } finally {
+      await db.close();
+    }
+  });
+
+  await step('drizzle driver: transactions commit, roll back (throw, tx.rollback(), a savepoint), and hold other callers', async () => {
+    const db = await open('drizzle-tx.db', { storage });
+    try {
+      const d = drizzle(db);
+      await freshTables(db);
+      same(await d.transaction(async (tx) => { await tx.insert(users).values({ id: 1, name: 'kept' }); return 'r'; }), 'r', 'result');
+      await d.transaction(async (tx) => { await tx.insert(users).values({ id: 2, name: 'thrown' }); throw new Error('x'); }).catch(() => {});
+      let rolled = null;
+      await d.transaction(async (tx) => { await tx.insert(users).values({ id: 3, name: 'rolled' }); tx.rollback(); }).catch((e) => { rolled = e; });
+      if (!(rolled instanceof TransactionRollbackError)) throw new Error(`tx.rollback(): ${rolled}`);
+      await d.transaction(async (tx) => {
+        await tx.insert(users).values({ id: 4, name: 'outer' });
+        await tx.transaction(async (inner) => { await inner.insert(users).values({ id: 5, name: 'inner' }); throw new Error('inner'); }).catch(() => {});
+        await tx.transaction(async (inner) => { await inner.insert(users).values({ id: 6, name: 'inner kept' }); });
+      });
+      same((await d.select({ id: users.id }).from(users).orderBy(users.id)).map((r) => r.id), [1, 4, 6], 'committed, rolled back, savepoints');
+      // Another caller during a Drizzle transaction waits for it, and is not rolled back with it.
+      const tx = d.transaction(async (t) => {
+        await t.insert(users).values({ id: 7, name: 'in tx' });
+        await new Promise((r) => setTimeout(r, 100));
+        throw new Error('roll back');
+      }).catch(() => 'rolled back');
+      await new Promise((r) => setTimeout(r, 20));
+      await db.run("INSERT INTO users VALUES (8, 'other caller')");
+      same(await tx, 'rolled back', 'the transaction rolled back');
+      same((await d.select({ id: users.id }).from(users).where(eq(users.id, 7))).length, 0, 'its row is gone');
+      same((await d.select({ id: users.id }).from(users).where(eq(users.id, 8))).length, 1, "the other caller's row is there");
+    } finally {
+      await db.close();
+    }
+  });
+
+  await step('drizzle driver: batch is one transaction (all or nothing)', async () => {
+    const db = await open('drizzle-batch.db', { storage });
+    try {
+      const d = drizzle(db);
+      await freshTables(db);
+      const res = await d.batch([
+        d.insert(users).values({ id: 1, name: 'Ada' }),
+        d.insert(users).values({ id: 2, name: 'Alan' }).returning({ id: users.id }),
+        d.select().from(users).orderBy(users.id),
+        d.values(sql`SELECT name FROM users WHERE id = 2`),
+      ]);
+      same(res, [{ changes: 1, lastInsertRowid: 1 }, [{ id: 2 }], [{ id: 1, name: 'Ada' }, { id: 2, name: 'Alan' }], [['Alan']]], 'batch results');
+      const mixed = await d.batch([d.insert(users).values({ id: 3, name: 'Grace' }), d.all(sql`SELECT count(*) AS n FROM users`), d.get(sql`SELECT max(id) AS m FROM users`)]);
+      same(mixed.slice(1), [[{ n: 3 }], { m: 3 }], 'raw queries in a batch: objects');
+      let err = null;
+      await d.batch([d.insert(users).values({ id: 4, name: 'Kurt' }), d.insert(users).values({ id: 1, name: 'duplicate' })]).catch((e) => { err = e; });
+      if (!err) throw new Error('a failing batch did not fail');
+      same((await d.select({ id: users.id }).from(users).orderBy(users.id)).map((r) => r.id), [1, 2, 3], 'nothing of the failed batch is applied');
+    } finally {
+      await db.close();
+    }
+  });
+
+  await step('drizzle driver: migrator (bundled migrations; a migrations folder in Node), relational queries', async () => {
+    const authors = sqliteTable('authors', { id: integer('id').primaryKey(), name: text('name').notNull() });
+    const books = sqliteTable('books', { id: integer('id').primaryKey(), authorId: integer('author_id').notNull(), title: text('title').notNull(), isbn: text('isbn') });
+    const schema = {
+      authors, books,
+      authorsRelations: relations(authors, ({ many }) => ({ books: many(books) })),
+      booksRelations: relations(books, ({ one }) => ({ author: one(authors, { fields: [books.authorId], references: [authors.id] }) })),
+    };
+    const db = await open('drizzle-migrate.db', { storage });
+    const viaFolder = migrationsFolder ? await open('drizzle-migrate-folder.db', { storage }) : null;
+    try {
+      await db.exec('DROP TABLE IF EXISTS books; DROP TABLE IF EXISTS authors; DROP TABLE IF EXISTS __drizzle_migrations');
+      const d = drizzle(db, { schema });
+      await migrate(d, migrations);
+      await migrate(d, migrations);   // nothing left to do
+      const applied = await db.query('SELECT hash, created_at FROM __drizzle_migrations ORDER BY created_at');
+      same(applied.length, 2, 'two migrations recorded once');
+      await d.insert(authors).values({ id: 1, name: 'Ursula' });
+      await d.insert(books).values([{ id: 1, authorId: 1, title: 'The Dispossessed', isbn: '0-06-012563-2' }, { id: 2, authorId: 1, title: 'Lathe of Heaven' }]);
+      same(await d.query.authors.findMany({ with: { books: { columns: { title: true }, orderBy: (b, { asc }) => [asc(b.id)] } } }),
+        [{ id: 1, name: 'Ursula', books: [{ title: 'The Dispossessed' }, { title: 'Lathe of Heaven' }] }], 'relational query');
+      same(await d.query.books.findFirst({ where: (b, { eq: e }) => e(b.id, 2), with: { author: true } }),
+        { id: 2, authorId: 1, title: 'Lathe of Heaven', isbn: null, author: { id: 1, name: 'Ursula' } }, 'relational findFirst');
+      if (viaFolder) {
+        await viaFolder.exec('DROP TABLE IF EXISTS books; DROP TABLE IF EXISTS authors; DROP TABLE IF EXISTS __drizzle_migrations');
+        await migrate(drizzle(viaFolder), { migrationsFolder });
+        same(await viaFolder.query('SELECT hash, created_at FROM __drizzle_migrations ORDER BY created_at'), applied, 'the folder and the bundle give the same migrations (hashes)');
+        same((await viaFolder.query("SELECT name FROM pragma_table_info('books') ORDER BY cid")).map((r) => r.name), ['id', 'author_id', 'title', 'isbn'], 'schema from the folder');
+      }
+    } finally {
+      await db.close();
+      if (viaFolder) await viaFolder.close();
+    }
+  });
+
+  await step("kysely: migrations with Kysely's Migrator (each in a transaction: a failing one leaves nothing)", async () => {
+    const k = new Kysely({ dialect: new SqliteTempcryptDialect({ database: () => open('kysely-migrate.db', { storage }) }) });
+    try {
+      for (const t of ['pet', 'owner', 'kysely_migration', 'kysely_migration_lock']) await k.schema.dropTable(t).ifExists().execute();
+      const steps = {
+        '0001_owner': {
+          up: (db) => db.schema.createTable('owner').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text').execute(),
+          down: (db) => db.schema.dropTable('owner').execute(),
+        },
+        '0002_pet': {
+          up: (db) => db.schema.createTable('pet').addColumn('id', 'integer', (c) => c.primaryKey())
+            .addColumn('owner_id', 'integer', (c) => c.references('owner.id')).execute(),
+          down: (db) => db.schema.dropTable('pet').execute(),
+        },
+      };
+      const migrator = (list) => new Migrator({ db: k, provider: { getMigrations: async () => list } });
+      const up = await migrator(steps).migrateToLatest();
+      if (up.error) throw up.error;
+      same(up.results.map((r) => [r.migrationName, r.status]), [['0001_owner', 'Success'], ['0002_pet', 'Success']], 'migrated up');
+      const bad = await migrator({
+        ...steps,
+        '0003_bad': {
+          up: async (db) => {
+            await db.schema.createTable('half').addColumn('id', 'integer').execute();
+            await ksql`INSERT INTO no_such_table VALUES (1)`.execute(db);
+          },
+        },
+      }).migrateToLatest();
+      if (!bad.error) throw new Error('the failing migration did not fail');
+      const tables = (await k.introspection.getTables()).map((t) => t.name);
+      if (tables.includes('half')) throw new Error(`the failing migration left its table behind: ${tables}`);
+      const down = await migrator(steps).migrateDown();
+      if (down.error) throw down.error;
+      same(down.results.map((r) => [r.migrationName, r.direction, r.status]), [['0002_pet', 'Down', 'Success']], 'migrated down one');
+      same((await k.introspection.getTables()).map((t) => t.name).filter((n) => !n.startsWith('kysely_')).sort(), ['owner'], 'tables after down');
+    } finally {
+      await k.destroy();
+    }
+  });
+
   return out;
 }

@@ -139,11 +139,13 @@ function sum(o) { return Object.values(o || {}).reduce((a, b) => a + b, 0); }
 
 // ---------------------------------------------------------------- tests
 function testTypes() {
-  try {
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'test/browser/tsconfig.json')], { stdio: 'pipe' });
-    check(true, 'types: tsc --noEmit on index.d.ts and worker.d.ts');
-  } catch (e) {
-    check(false, 'types: tsc --noEmit on index.d.ts and worker.d.ts', String(e.stdout || e.message));
+  for (const [config, what] of [['tsconfig.json', 'index.d.ts, worker.d.ts and kysely.d.ts'], ['tsconfig.drizzle.json', 'drizzle.d.ts']]) {
+    try {
+      execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'test/browser', config)], { stdio: 'pipe' });
+      check(true, `types: tsc --noEmit on ${what}`);
+    } catch (e) {
+      check(false, `types: tsc --noEmit on ${what}`, String(e.stdout || e.message));
+    }
   }
 }
 
@@ -160,7 +162,7 @@ async function testApi(base) {
     if (noOpfs) {
       for (const n of names) skip(`api: ${n} (opfs)`, noOpfs);
       await testNoOpfs(page);
-      for (const n of ['persist', 'second tab', 'two tabs opening a new pool at once']) skip(n, noOpfs);
+      for (const n of ['persist', 'second tab', 'two tabs opening a new pool at once (exclusive, shared)']) skip(n, noOpfs);
       return;
     }
 
@@ -186,16 +188,17 @@ async function testApi(base) {
     });
     check(read.length === 1 && read[0].v === token, 'persist: value survives a page reload', JSON.stringify(read));
 
-    // Second tab: a clear SQLITE_BUSY rejection, and no harm to the first.
+    // Second tab, where the first keeps the database to itself (tabs:
+    // 'exclusive'): a clear SQLITE_BUSY rejection, and no harm to the first.
     const pageB = await newPage(ctx, base);
     await page.evaluate(async () => {
       const { open } = await import('/dist/index.js');
-      window.dbA = await open('busy.db');
+      window.dbA = await open('busy.db', { tabs: 'exclusive' });
       await window.dbA.exec('CREATE TABLE IF NOT EXISTS b(x); INSERT INTO b VALUES (1)');
     });
     const second = await pageB.evaluate(async () => {
       const { open } = await import('/dist/index.js');
-      try { const db = await open('busy.db'); await db.close(); return { opened: true }; }
+      try { const db = await open('busy.db', { tabs: 'exclusive' }); await db.close(); return { opened: true }; }
       catch (e) { return { opened: false, name: e.name, code: e.code, message: e.message }; }
     });
     check(!second.opened && second.code === SQLITE_BUSY && /another tab/.test(second.message), 'second tab: rejected with SQLITE_BUSY saying why', JSON.stringify(second));
@@ -204,22 +207,31 @@ async function testApi(base) {
     await page.evaluate(() => window.dbA.close());
     const third = await pageB.evaluate(async () => {
       const { open } = await import('/dist/index.js');
-      const db = await open('busy.db');
+      const db = await open('busy.db', { tabs: 'exclusive' });
       const n = (await db.query('SELECT count(*) AS n FROM b'))[0].n;
       const ic = (await db.query('PRAGMA integrity_check'))[0].integrity_check;
       await db.close();
       return { n, ic };
     });
     check(third.n >= 1 && third.ic === 'ok', 'second tab: opens once the first closed', JSON.stringify(third));
-    // Two tabs opening a new pool at the same moment: one wins, the other
-    // gets SQLITE_BUSY (the pool's Web Lock).
+    // Two tabs opening a new pool at the same moment, exclusively: one
+    // wins, the other gets SQLITE_BUSY (the pool's Web Lock); sharing: both
+    // open it, and name the same owner.
     const race = await Promise.all([page, pageB].map((p) => p.evaluate(async () => {
       const { open } = await import('/dist/index.js');
-      try { window.dbR = await open('race.db'); return { opened: true }; }
+      try { window.dbR = await open('race.db', { tabs: 'exclusive' }); return { opened: true }; }
       catch (e) { return { opened: false, code: e.code, message: e.message }; }
     })));
     check(race.filter((r) => r.opened).length === 1 && race.some((r) => !r.opened && r.code === SQLITE_BUSY && /another tab/.test(r.message)),
-      'two tabs opening a new pool at once: one opens, the other gets SQLITE_BUSY', JSON.stringify(race));
+      "two tabs opening a new pool at once (tabs: 'exclusive'): one opens, the other gets SQLITE_BUSY", JSON.stringify(race));
+    await Promise.all([page, pageB].map((p) => p.evaluate(() => window.dbR && window.dbR.close())));
+    const shared = await Promise.all([page, pageB].map((p) => p.evaluate(async () => {
+      const { open } = await import('/dist/index.js');
+      try { window.dbR = await open('race-shared.db'); await window.dbR.exec('CREATE TABLE IF NOT EXISTS t(x); INSERT INTO t VALUES (1)'); return { opened: true, owner: window.dbR.owner }; }
+      catch (e) { return { opened: false, code: e.code, message: e.message }; }
+    })));
+    check(shared.every((r) => r.opened) && shared.filter((r) => r.owner.self).length === 1 && shared[0].owner.id === shared[1].owner.id,
+      'two tabs opening a new database at once (shared): both open it and name the same owner', JSON.stringify(shared));
     await Promise.all([page, pageB].map((p) => p.evaluate(() => window.dbR && window.dbR.close())));
     await pageB.close();
 
@@ -413,8 +425,8 @@ async function testEngine(base) {
     if (want('consumer') && consumer) await consumer.testConsumer({ check, withBrowser, engine: E });
     if (want('leak')) { await testLeak(base, false); await testLeak(base, true); }
     if (want('multitab')) {
-      if (E.caps.opfs === true) await (await import('./multitab.mjs')).testMultiTab({ check, withBrowser, newPage, base });
-      else skip('multi-tab waiting and handover', E.caps.opfs);
+      if (E.caps.opfs === true) await (await import('./multitab.mjs')).testMultiTab({ check, withBrowser, newPage, base, engine: E.name });
+      else skip('multi-tab: shared and exclusive tabs on one OPFS database', E.caps.opfs);
     }
     if (want('conformance')) {
       // The backend conformance suite (test/conformance/) over OPFS and memory.

@@ -91,6 +91,13 @@ async function main(): Promise<void> {
   const heap: number = await db.heapSize();
   await open('b.db', { storage: 'auto', import: await fetch('/seed.db'), setup: new URL('./fns.js', 'https://x/'), timeoutMs: 1000, lockTimeoutMs: 0 });
   await open('d.db', { storage: 'file', dir: '/var/lib/app' });
+  await open('e.db', { tabs: 'exclusive', busyTimeoutMs: Infinity });
+  // @ts-expect-error: tabs is 'shared' or 'exclusive'
+  await open('f.db', { tabs: 'all' });
+  const mine: boolean = db.owner.self;
+  const tab: string = db.tab;
+  db.onownerchange = (owner) => { const id: string = owner.id; void id; };
+  void [mine, tab];
   // @ts-expect-error: no such storage
   await open('c.db', { storage: 'disk' });
   const s: TempcryptStats = await db.tempcrypt.stats();

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open } from '../../dist/index.js';
-import { createDispatcher } from '../../dist/rpc.js';
+import { createDispatcher } from '../../dist/tabs.js';
 import { SqliteError, toWire, fromWire } from '../../dist/errors.js';
 import * as C from '../../dist/constants.js';
 

@@ -1,0 +1,143 @@
+// The owner's queue: one connection (a SyncDatabase) shared by sessions,
+// one per client (a tab sharing the database, or the one main thread of a
+// Worker that does not share it).  Calls run one at a time, in order; a
+// session that holds the connection (a transaction between txBegin and
+// txEnd, an import, a streamed export) has it to itself until it lets go,
+// and the other sessions' calls wait for it at most their busyTimeoutMs
+// (then SQLITE_BUSY naming what holds it).  A session that ends (its tab
+// closed the database or went away) gets its transaction rolled back and
+// its statements and cursors finalized.  The messages themselves are
+// ./rpc.js's; the tabs and how calls reach this queue are ./tabs.js's.
+import { SqliteError, closedError } from './errors.js';
+import { SQLITE_BUSY } from './constants.js';
+import { Session } from './rpc.js';
+
+export class Hub {
+  constructor(db) {
+    this.db = db;             // the SyncDatabase
+    this.sessions = new Map();
+    this.queue = [];          // calls not started: { s, method, args, replay, resolve, reject, timer }
+    this.holder = null;       // the session the connection is held for
+    this.running = null;      // the pump, while it runs
+    this.closed = false;
+  }
+
+  // The session of client `id` (made on first use).  busyTimeoutMs: how
+  // long its calls wait for another session's hold; timeoutMs: its time
+  // limit per call (db.timeoutMs while its calls run).
+  join(id, { busyTimeoutMs, timeoutMs } = {}) {
+    if (this.closed) throw closedError();
+    let s = this.sessions.get(id);
+    if (!s) {
+      s = new Session(this.db, id);
+      this.sessions.set(id, s);
+    }
+    if (busyTimeoutMs !== undefined) s.busyTimeoutMs = busyTimeoutMs;
+    if (timeoutMs !== undefined) s.timeoutMs = timeoutMs;
+    return s;
+  }
+
+  // Run message `method` for session s when the connection is free for it.
+  // replay: the call may have run before on an owner that went away: run
+  // it only if it cannot write (Session.handle).
+  submit(s, method, args, { replay = false } = {}) {
+    return new Promise((resolve, reject) => {
+      if (this.closed || s.ended) { reject(closedError()); return; }
+      this.queue.push({ s, method, args, replay, resolve, reject, timer: null });
+      this.armBlocked();
+      this.pump();
+    });
+  }
+
+  // Start the busy timer of every call that waits for another session's
+  // hold (at most its session's busyTimeoutMs from now).
+  armBlocked() {
+    if (!this.holder) return;
+    for (const job of this.queue) {
+      if (job.timer || job.s === this.holder || job.end) continue;
+      const ms = job.s.busyTimeoutMs;
+      if (ms === Infinity) continue;
+      job.timer = setTimeout(() => this.expire(job), ms);
+    }
+  }
+
+  expire(job) {
+    const at = this.queue.indexOf(job);
+    if (at < 0) return;
+    this.queue.splice(at, 1);
+    const what = this.holder ? this.holder.holding() : 'a call';
+    job.reject(new SqliteError(`database is busy: waited ${job.s.busyTimeoutMs} ms (busyTimeoutMs) for ${what} of another tab to end`, SQLITE_BUSY));
+  }
+
+  // The first call that may run now: any call of the holder, or of anyone
+  // when nothing is held; a session's end runs whatever holds.
+  next() {
+    const at = this.queue.findIndex((j) => j.end || !this.holder || j.s === this.holder);
+    return at < 0 ? null : this.queue.splice(at, 1)[0];
+  }
+
+  // Run the calls that may run, one at a time; resolves when none may.
+  pump() {
+    if (!this.running) this.running = this.drain();
+    return this.running;
+  }
+
+  async drain() {
+    await null;   // (pump() has recorded this run before it starts)
+    for (let job = this.next(); job; job = this.next()) {
+      clearTimeout(job.timer);
+      if (job.end) {
+        job.s.end();
+        this.settle(job.s);
+        job.resolve();
+        continue;
+      }
+      try {
+        job.resolve(await job.s.handle(job.method, job.args, job.replay));
+      } catch (e) {
+        job.reject(e);
+      }
+      this.settle(job.s);
+      // The storage's own work (the OPFS pool's top-up) before the next call.
+      try { await this.db.idle(); } catch { /* the next call meets it */ }
+    }
+    this.running = null;   // (no await since next() found nothing)
+  }
+
+  // After a call of s: who holds the connection now.
+  settle(s) {
+    if (s.holds()) this.holder = s;
+    else if (this.holder === s) this.holder = null;
+    this.armBlocked();
+  }
+
+  // End session s (its client closed the database or went away): its
+  // transaction rolled back, its statements, cursors and import dropped.
+  // Its calls not started are refused.  Resolves once done.
+  end(s) {
+    if (s.ended) return Promise.resolve();
+    s.ended = true;
+    this.sessions.delete(s.id);
+    for (const job of this.queue.filter((j) => j.s === s)) {
+      this.queue.splice(this.queue.indexOf(job), 1);
+      clearTimeout(job.timer);
+      job.reject(closedError());
+    }
+    return new Promise((resolve) => {
+      this.queue.unshift({ s, end: true, resolve });
+      this.pump();
+    });
+  }
+
+  // Stop: the calls not started are handed to moved(job) (the tabs retry
+  // them on the next owner); every session ends; nothing runs afterwards.
+  // The caller closes the database.
+  async close(moved = (job) => job.reject(closedError())) {
+    this.closed = true;
+    const waiting = this.queue.filter((j) => !j.end);
+    this.queue = this.queue.filter((j) => j.end);
+    for (const job of waiting) { clearTimeout(job.timer); moved(job); }
+    await this.pump();
+    for (const s of [...this.sessions.values()]) await this.end(s);
+  }
+}

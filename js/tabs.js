@@ -1,0 +1,593 @@
+// Opening a database for the main-thread API, in the Worker the package
+// starts (./worker-script.js) or in-process (./client.js's LocalClient):
+// createDispatcher(emit) answers the messages of ./rpc.js, and 'open' and
+// 'close'.  Where the database is the tab's alone (storage 'memory' or
+// 'file', or tabs: 'exclusive') its calls go straight to a queue of one
+// session (./hub.js).  Storage 'opfs' is shared by every tab of the
+// origin that opens the same database:
+//
+//   election   Each tab's Worker holds the Web Lock TAB_LOCK<pool>:<id>
+//              while it has the database open, and asks for OWNER_LOCK
+//              <pool>.  The one that gets it opens the database (its OPFS
+//              pool, whose own Web Lock keeps out Workers that do not
+//              share) and is the owner; the others wait in that lock's
+//              queue and take over, one of them, when the owner lets go:
+//              its tab closed the database, reloaded or was closed.
+//   transport  A BroadcastChannel per database.  A tab asks "hello", the
+//              owner answers "owner"; the tab joins (a session in the
+//              owner's queue) and sends its calls, { n, method, args },
+//              answered by n.  The owner's own calls go to its queue
+//              directly.  Each side learns that the other went away when
+//              its TAB_LOCK is granted to it.
+//   queueing   The owner's queue (./hub.js): one call at a time, a
+//              transaction, import or export of one tab holds the
+//              connection, other tabs' calls wait at most busyTimeoutMs.
+//              A tab that goes away gets its transaction rolled back and
+//              its statements and cursors finalized.
+//   handover   A call sent to an owner that went away is never lost and
+//              never run twice: one that certainly did not run (the owner
+//              closed in order: it says "gone" after its last answer, and
+//              answers "moved" for what it did not start) is sent to the
+//              next owner; one that may have run runs again only if it
+//              cannot write (REPLAY in ./rpc.js), else it fails with
+//              SQLITE_ABORT, "outcome unknown".  A transaction or import
+//              of this tab that the owner held is gone:
+//              SQLITE_ABORT_ROLLBACK for its calls (its commit, if it was
+//              under way: outcome unknown).  Statements are prepared again
+//              on the next owner; a cursor (iterate, exportStream) ends
+//              with SQLITE_ABORT.
+// Messages on the channel: { t, from, to?, ... } with t one of hello,
+// owner, join, joined, call, reply, bye, gone; `to` absent: everyone.
+import { open as openSync } from './worker.js';
+import { resolveStorage } from './storage.js';
+import { poolNameOf } from './opfs-backend.js';
+import { compileWasm } from './engine.js';
+import { Hub } from './hub.js';
+import { HANDLERS, REPLAY, unknownOutcome } from './rpc.js';
+import { SqliteError, closedError, toWire, fromWire } from './errors.js';
+import { SQLITE_BUSY, SQLITE_ABORT, SQLITE_ABORT_ROLLBACK, SQLITE_MISUSE } from './constants.js';
+import { BUSY_TIMEOUT_MS } from './methods.js';
+import { DEFAULTS } from './opfs-pool.js';
+import { uncloneable } from './client.js';
+
+export const CHANNEL = 'sqlite-tempcrypt:';           // + pool
+export const OWNER_LOCK = 'sqlite-tempcrypt-owner:';  // + pool
+export const TAB_LOCK = 'sqlite-tempcrypt-tab:';      // + pool + ':' + tab id
+export const TABS = ['shared', 'exclusive'];
+
+// A dispatcher for one database: call(method, ...args); emit(event) gets
+// what the main thread hears unasked ({ type: 'owner', owner }).
+export function createDispatcher(emit = () => {}) {
+  let link = null;
+  return {
+    async call(method, ...args) {
+      if (method === 'open') {
+        if (link) throw new Error('this worker already has a database open');
+        link = await openLink(args[0], args[1] || {}, emit);
+        return link.info();
+      }
+      if (method === 'close') { if (link) await link.close(); return undefined; }
+      if (!Object.prototype.hasOwnProperty.call(HANDLERS, method)) throw new Error(`unknown method ${method}`);
+      if (!link) throw closedError();   // a failed open left none
+      return link.call(method, args);
+    },
+  };
+}
+
+const newId = () => (globalThis.crypto?.randomUUID ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`);
+
+async function openLink(name, options, emit) {
+  const { tabs = 'shared', busyTimeoutMs = BUSY_TIMEOUT_MS, setup, ...rest } = options;
+  if (!TABS.includes(tabs)) throw new TypeError(`tabs must be ${TABS.map((t) => `'${t}'`).join(' or ')}, not ${String(tabs)}`);
+  const storage = await resolveStorage(rest.storage);
+  const dbOptions = { ...rest, storage };
+  const session = { busyTimeoutMs, timeoutMs: rest.timeoutMs ?? 0 };
+  const sharing = storage === 'opfs' && tabs === 'shared' && typeof BroadcastChannel === 'function' && !!globalThis.navigator?.locks?.request;
+  if (!sharing) return LocalLink.open(name, dbOptions, setup, session);
+  const link = new SharedLink(name, dbOptions, setup, session, emit, options.pool ?? await poolNameOf(name));
+  await link.start();
+  return link;
+}
+
+// The sync database, with the app's setup module run on it.
+async function openDatabase(name, options, setup) {
+  const db = await openSync(name, options);
+  if (setup) {
+    // The app's module registers its functions on the sync database.
+    try {
+      const mod = await import(/* @vite-ignore */ setup);
+      if (typeof mod.default !== 'function') throw new TypeError(`setup module ${setup} has no default export function`);
+      await mod.default(db);
+    } catch (e) {
+      await db.close();
+      throw e;
+    }
+  }
+  return db;
+}
+
+// A database only this client uses.
+class LocalLink {
+  static async open(name, options, setup, session) {
+    return new LocalLink(await openDatabase(name, options, setup), session);
+  }
+
+  constructor(db, session) {
+    this.db = db;
+    this.id = newId();
+    this.hub = new Hub(db);
+    this.session = this.hub.join(this.id, session);
+    this.closing = null;
+  }
+
+  info() { return { storage: this.db.storage, tab: this.id, owner: { id: this.id, self: true } }; }
+  call(method, args) { return this.hub.submit(this.session, method, args); }
+
+  close() {
+    this.closing ??= (async () => {
+      await this.hub.close();
+      await this.db.idle();
+      await this.db.close();
+    })();
+    return this.closing;
+  }
+}
+
+// Take Web Lock `name` (options as navigator.locks.request's); resolves to
+// its release function (null if ifAvailable found it taken).
+function holdLock(name, options = {}) {
+  return new Promise((resolve, reject) => {
+    navigator.locks.request(name, options, (lock) => {
+      if (!lock) { resolve(null); return undefined; }
+      return new Promise((release) => resolve(release));
+    }).catch(reject);
+  });
+}
+
+// gone() once the Web Lock `name` is free (its holder let go or went
+// away); abort() stops watching.
+function watchLock(name, gone) {
+  const ctl = new AbortController();
+  navigator.locks.request(name, { signal: ctl.signal }, () => { gone(); }).catch(() => { /* aborted */ });
+  return () => ctl.abort();
+}
+
+// Rejection markers: MOVED, a call the owner did not start (send it to
+// the next owner); ABANDONED, a call lost() settled instead.
+const MOVED = Symbol('moved');
+const ABANDONED = Symbol('abandoned');
+
+// The messages that name a statement or a cursor of this tab by its id.
+const ON_STATEMENT = new Set(['stmt.run', 'stmt.get', 'stmt.all', 'stmtOpen', 'finalize']);
+const ON_CURSOR = new Set(['page', 'cursorClose']);
+const OPENS_CURSOR = new Set(['cursorOpen', 'stmtOpen', 'exportOpen']);
+
+function rolledBack(what) {
+  return new SqliteError(`${what}: the tab that ran the database went away and it was rolled back (nothing of it was applied)`, SQLITE_ABORT_ROLLBACK);
+}
+function cutOff() {
+  return new SqliteError('the rows stopped: the tab that ran the database went away while they were read (run the query again)', SQLITE_ABORT);
+}
+
+// A database shared by the tabs (see the top of this file).
+class SharedLink {
+  constructor(name, dbOptions, setup, session, emit, pool) {
+    Object.assign(this, { name, dbOptions, setup, sessionOptions: session, emit, pool });
+    this.id = newId();
+    this.lockTimeoutMs = dbOptions.lockTimeoutMs ?? DEFAULTS.lockTimeoutMs;
+    this.owner = null;        // { id, self } once joined (or self)
+    this.joining = null;      // the owner this tab is joining
+    this.ownerWatch = null;   // stops watching the owner's TAB_LOCK
+    this.dead = new Set();    // owners known to be gone
+    this.leaving = new Set(); // owners that answered "moved"
+    this.hub = null;          // this tab's queue when it is the owner
+    this.db = null;
+    this.session = null;
+    this.watches = new Map(); // (owner) tab id -> stop watching it
+    this.nextN = 1;
+    this.inflight = new Map();// n -> call sent to a remote owner, not answered
+    this.parked = [];         // calls a leaving owner answered "moved"
+    this.waiting = [];        // calls waiting for an owner
+    this.nextLocal = 1;
+    this.stmts = new Map();   // this tab's statement id -> { sql, owner, id }
+    this.cursors = new Map(); // this tab's cursor id -> { owner, id, lost }
+    this.depth = 0;           // this tab's transactions (and savepoints) open at the owner
+    this.txLost = false;      // ... which went away with its owner
+    this.importing = false;
+    this.importLost = false;
+    this.closed = false;
+    this.closing = null;
+    this.everReady = false;   // had an owner once (open succeeded)
+    this.becoming = null;     // opening the database as the new owner (a promise)
+    let stop;
+    this.stopped = new Promise((r) => { stop = r; });
+    this.stop = stop;
+  }
+
+  info() { return { storage: 'opfs', tab: this.id, owner: this.owner }; }
+  isOwner() { return !!this.owner?.self && !!this.hub; }
+  post(msg) { this.channel.postMessage({ ...msg, from: this.id }); }
+
+  // Join the database's tabs: resolves once this tab is the owner or has
+  // joined one; rejects if it could open it as the first owner, or if no
+  // owner answers within lockTimeoutMs.
+  async start() {
+    this.releaseTab = await holdLock(`${TAB_LOCK}${this.pool}:${this.id}`);
+    this.channel = new BroadcastChannel(CHANNEL + this.pool);
+    this.channel.onmessage = ({ data }) => this.onMessage(data);
+    let settle;
+    this.ready = new Promise((resolve, reject) => { settle = { resolve, reject }; });
+    this.settleReady = settle;
+    const timer = setTimeout(() => {
+      if (this.owner || this.becoming) return;
+      settle.reject(new SqliteError(`database "${this.name}" is in use by another tab or worker that does not answer ` +
+        `(it holds the Web Lock "${OWNER_LOCK}${this.pool}"; waited ${this.lockTimeoutMs} ms)`, SQLITE_BUSY));
+    }, this.lockTimeoutMs);
+    this.askOwnership();
+    this.post({ t: 'hello' });
+    compileWasm(this.dbOptions.wasm).catch(() => { /* the owner's open says why */ });   // a faster takeover
+    try {
+      await this.ready;
+    } catch (e) {
+      await this.close();
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  // Queue for OWNER_LOCK; once granted, open the database and run it
+  // until this tab closes it.
+  askOwnership() {
+    const ctl = new AbortController();
+    this.ownerAbort = ctl;
+    navigator.locks.request(OWNER_LOCK + this.pool, { signal: ctl.signal }, async () => {
+      if (this.closed || this.closing) return;
+      this.becoming = this.becomeOwner();
+      try {
+        await this.becoming;
+      } catch (e) {
+        this.becoming = null;
+        this.ownerFailed(e);
+        return;   // let the lock go: another tab may do better
+      }
+      this.becoming = null;
+      await this.stopped;
+    }).catch((e) => { if (e?.name !== 'AbortError') this.ownerFailed(e); });
+  }
+
+  // Could not open the database as the owner: the first open fails with
+  // that error; later, the calls waiting for an owner do, and this tab
+  // queues for the lock again.
+  ownerFailed(e) {
+    if (this.closed) return;
+    if (!this.owner && !this.everReady) { this.settleReady.reject(e); return; }
+    for (const c of this.waiting.splice(0)) { clearTimeout(c.timer); c.reject(e); }
+    setTimeout(() => { if (!this.closed) this.askOwnership(); }, 100);
+  }
+
+  async becomeOwner() {
+    const db = await openDatabase(this.name, this.dbOptions, this.setup);
+    // Whoever owned it before let go of OWNER_LOCK: it runs nothing more.
+    if (this.owner && !this.owner.self) this.lost(this.owner.id, !this.leaving.has(this.owner.id));
+    if (this.joining) { this.dead.add(this.joining); this.joining = null; }
+    this.db = db;
+    this.hub = new Hub(db);
+    this.session = this.hub.join(this.id, this.sessionOptions);
+    this.setOwner({ id: this.id, self: true });
+    this.post({ t: 'owner' });
+  }
+
+  setOwner(owner) {
+    this.owner = owner;
+    this.everReady = true;
+    this.settleReady.resolve();
+    this.emit({ type: 'owner', owner });
+    for (const c of this.waiting.splice(0)) { clearTimeout(c.timer); this.dispatch(c); }
+  }
+
+  onMessage(msg) {
+    if (!msg || msg.from === this.id || (msg.to && msg.to !== this.id) || this.closed) return;
+    switch (msg.t) {
+      case 'hello': if (this.isOwner()) this.post({ t: 'owner', to: msg.from }); break;
+      case 'owner': this.found(msg.from); break;
+      case 'join': this.admit(msg); break;
+      case 'joined': if (this.joining === msg.from) { this.joining = null; this.setOwner({ id: msg.from, self: false }); } break;
+      case 'call': this.serve(msg); break;
+      case 'reply': this.answered(msg); break;
+      case 'gone': this.leaving.add(msg.from); if (this.owner?.id === msg.from || this.joining === msg.from) this.ownerGone(msg.from, false); break;
+      default: break;
+    }
+  }
+
+  // ---- this tab as a client of the owner
+
+  // An owner announced itself.  It holds OWNER_LOCK, so the owner this tab
+  // knew, if another, let go of it, unless the announcement is stale: the
+  // old owner's TAB_LOCK says which.
+  async found(id) {
+    if (this.isOwner() || this.becoming || this.dead.has(id) || this.owner?.id === id || this.joining === id) return;
+    const old = this.owner?.id ?? this.joining;
+    if (old) {
+      const free = await holdLock(`${TAB_LOCK}${this.pool}:${old}`, { ifAvailable: true });
+      if (!free) return;   // the old owner is there: a stale message
+      free();
+      this.ownerGone(old, !this.leaving.has(old));
+      if (this.dead.has(id) || this.isOwner() || this.joining) return;
+    }
+    this.joining = id;
+    this.ownerWatch = watchLock(`${TAB_LOCK}${this.pool}:${id}`, () => this.ownerGone(id, !this.leaving.has(id)));
+    this.post({ t: 'join', to: id, options: this.sessionOptions });
+  }
+
+  // The owner `id` went away; ran: it may have run calls it did not answer
+  // (it did not say it was leaving).
+  ownerGone(id, ran) {
+    if (this.dead.has(id)) return;
+    this.dead.add(id);
+    if (this.joining === id) { this.joining = null; this.ownerWatch?.(); }
+    if (this.owner?.id === id) this.lost(id, ran);
+    if (!this.closed && !this.becoming && !this.isOwner()) this.post({ t: 'hello' });
+  }
+
+  // Forget owner `id`: what this tab had there is gone, and each call it
+  // did not answer is settled or sent again (see the top of this file).
+  lost(id, ran) {
+    this.dead.add(id);
+    if (this.owner?.id === id) { this.owner = null; this.ownerWatch?.(); this.ownerWatch = null; }
+    if (this.depth > 0) this.txLost = true;
+    if (this.importing) this.importLost = true;
+    for (const cur of this.cursors.values()) if (cur.owner === id) cur.lost = true;
+    const unanswered = [];
+    for (const r of this.parked.filter((p) => p.to === id)) unanswered.push([r, false]);
+    this.parked = this.parked.filter((p) => p.to !== id);
+    for (const r of [...this.inflight.values()].filter((p) => p.to === id)) {
+      this.inflight.delete(r.n);
+      unanswered.push([r, ran]);
+    }
+    for (const [r, mayHaveRun] of unanswered) {
+      r.err(r.sub ? MOVED : ABANDONED);
+      if (!r.sub) this.afterLoss(r.c, mayHaveRun);
+    }
+  }
+
+  // Settle or send again call c, unanswered by an owner that went away;
+  // ran: it may have run there.
+  afterLoss(c, ran) {
+    const m = c.method;
+    if (this.txLost || m.startsWith('import') || ON_CURSOR.has(m) || m === 'finalize' || m === 'bye') {
+      if (!(m === 'importBegin' && !this.importLost) && this.settleLocally(c, ran)) return;
+    }
+    if (m === 'txBegin' || m === 'importBegin') { this.dispatch(c); return; }   // begun or not, it died with its owner
+    if (!ran) { this.dispatch(c); return; }
+    if (REPLAY[m]) { c.replay = REPLAY[m] === 'if-readonly'; this.dispatch(c); return; }
+    c.reject(unknownOutcome(`${m}()`));
+  }
+
+  // Answer c here when what it is about went away with its owner; true if
+  // it was.  ran: c itself may have run there.
+  settleLocally(c, ran = false) {
+    const m = c.method;
+    if (m === 'bye') { if (this.owner) return false; c.resolve(); return true; }
+    if (this.txLost) {
+      if (m === 'txEnd') {
+        this.depth = Math.max(0, this.depth - 1);
+        if (this.depth === 0) this.txLost = false;
+        if (!c.args[0]) c.resolve();
+        else if (this.depth === 0 && ran) c.reject(unknownOutcome('the commit of its transaction'));
+        else c.reject(rolledBack('the transaction'));
+        return true;
+      }
+      if (m === 'cursorClose' || m === 'finalize') { this.forget(c); c.resolve(); return true; }
+      c.reject(rolledBack('the transaction'));
+      return true;
+    }
+    if (this.importLost && m.startsWith('import')) {
+      if (m !== 'importEnd') { c.reject(rolledBack('the import')); return true; }
+      this.importLost = false;
+      this.importing = false;
+      if (!c.args[0]) c.resolve();
+      else c.reject(ran ? unknownOutcome('the end of the import') : rolledBack('the import'));
+      return true;
+    }
+    if (ON_CURSOR.has(m)) {
+      const cur = this.cursors.get(c.args[0]);
+      if (!cur || !cur.lost) return false;
+      this.cursors.delete(c.args[0]);
+      if (m === 'page') c.reject(cutOff()); else c.resolve();
+      return true;
+    }
+    if (m === 'finalize') {
+      const st = this.stmts.get(c.args[0]);
+      if (st && this.owner && this.owner.id === st.owner) return false;
+      this.stmts.delete(c.args[0]);   // it went away with its owner
+      c.resolve();
+      return true;
+    }
+    return false;
+  }
+
+  forget(c) {
+    if (c.method === 'finalize') this.stmts.delete(c.args[0]);
+    else this.cursors.delete(c.args[0]);
+  }
+
+  // A call from this tab's main thread.
+  call(method, args) {
+    if (this.closed) return Promise.reject(closedError());
+    // db.timeoutMs: kept in the options this tab joins with, so that a
+    // new owner applies it too.
+    if (method === 'timeoutMs') this.sessionOptions.timeoutMs = args[0];
+    return new Promise((resolve, reject) => this.dispatch({ method, args, resolve, reject }));
+  }
+
+  async dispatch(c) {
+    try {
+      if (this.settleLocally(c)) return;
+      const owner = this.owner;
+      if (!owner || this.leaving.has(owner.id)) { this.wait(c); return; }
+      let args = c.args;
+      if (ON_STATEMENT.has(c.method)) {
+        const st = this.stmts.get(c.args[0]);
+        if (!st) throw new SqliteError(`statement ${c.args[0]} is finalized`, SQLITE_MISUSE);
+        if (st.owner !== owner.id) {
+          // Prepared on an owner that went away: again on this one.
+          const info = await this.send(owner, { method: 'prepare', args: [st.sql] }, [st.sql], true);
+          Object.assign(st, { owner: owner.id, id: info.id });
+        }
+        args = [st.id, ...c.args.slice(1)];
+      } else if (ON_CURSOR.has(c.method)) {
+        const cur = this.cursors.get(c.args[0]);
+        if (!cur) throw new SqliteError(`cursor ${c.args[0]} is closed`, SQLITE_MISUSE);
+        args = [cur.id, ...c.args.slice(1)];
+      }
+      this.finish(c, await this.send(owner, c, args), owner.id);
+    } catch (e) {
+      if (e === MOVED) this.dispatch(c);
+      else if (e !== ABANDONED) this.fail(c, e);
+    }
+  }
+
+  // Wait for an owner: at most lockTimeoutMs + busyTimeoutMs.
+  wait(c) {
+    const ms = this.lockTimeoutMs + this.sessionOptions.busyTimeoutMs;
+    c.timer = setTimeout(() => {
+      const at = this.waiting.indexOf(c);
+      if (at < 0) return;
+      this.waiting.splice(at, 1);
+      c.reject(new SqliteError(`database is busy: no tab took the database over within ${ms} ms (lockTimeoutMs + busyTimeoutMs)`, SQLITE_BUSY));
+    }, ms);
+    this.waiting.push(c);
+  }
+
+  // Send call c as method(args) to owner: its result, or its error.  A
+  // call to another tab stays in `inflight` until answered; if that owner
+  // goes away first, lost() settles c (afterLoss) and this rejects with
+  // ABANDONED, or with MOVED for a sub-call (c starts over).
+  send(owner, c, args, sub = false) {
+    if (owner.self) return this.hub.submit(this.session, c.method, args, { replay: !!c.replay });
+    return new Promise((ok, err) => {
+      const n = this.nextN++;
+      this.inflight.set(n, { c, n, to: owner.id, sub, ok, err });
+      try {
+        this.channel.postMessage({ t: 'call', from: this.id, to: owner.id, n, method: c.method, args, replay: !!c.replay });
+      } catch (e) {
+        this.inflight.delete(n);
+        err(uncloneable(e));
+      }
+    });
+  }
+
+  answered(msg) {
+    const r = this.inflight.get(msg.n);
+    if (!r || r.to !== msg.from) return;
+    this.inflight.delete(msg.n);
+    if (msg.moved) { this.leaving.add(msg.from); this.parked.push(r); return; }
+    if (msg.ok) r.ok(msg.result);
+    else r.err(fromWire(msg.error));
+  }
+
+  // c's result, answered by owner `by`: what this tab keeps of it, then to
+  // the main thread.
+  finish(c, value, by) {
+    const m = c.method;
+    if (m === 'txBegin') this.depth++;
+    else if (m === 'txEnd') this.depth = Math.max(0, this.depth - 1);
+    else if (m === 'importBegin') this.importing = true;
+    else if (m === 'importEnd') this.importing = false;
+    else if (m === 'prepare') {
+      const id = this.nextLocal++;
+      this.stmts.set(id, { sql: c.args[0], owner: by, id: value.id });
+      value = { ...value, id };
+    } else if (OPENS_CURSOR.has(m)) {
+      const id = this.nextLocal++;
+      this.cursors.set(id, { owner: by, id: value, lost: false });
+      value = id;
+    } else if ((m === 'page' && value.done) || m === 'cursorClose') this.cursors.delete(c.args[0]);
+    else if (m === 'finalize') this.stmts.delete(c.args[0]);
+    c.resolve(value);
+  }
+
+  fail(c, e) {
+    if (c.method === 'txEnd') this.depth = Math.max(0, this.depth - 1);
+    if (c.method === 'importEnd' || c.method === 'importChunk') this.importing = false;
+    c.reject(e);
+  }
+
+  // ---- this tab as the owner
+
+  // A tab joins: a session in the queue, ended when its TAB_LOCK frees.
+  admit(msg) {
+    if (!this.isOwner() || this.hub.closed) return;
+    const known = this.hub.sessions.has(msg.from);
+    const s = this.hub.join(msg.from, msg.options);
+    if (!known) {
+      this.watches.set(msg.from, watchLock(`${TAB_LOCK}${this.pool}:${msg.from}`, () => {
+        this.watches.delete(msg.from);
+        if (this.hub) this.hub.end(s);
+      }));
+    }
+    this.post({ t: 'joined', to: msg.from });
+  }
+
+  async serve(msg) {
+    const reply = (body) => {
+      try { this.post({ t: 'reply', to: msg.from, n: msg.n, ...body }); }
+      catch (e) { this.post({ t: 'reply', to: msg.from, n: msg.n, ok: false, error: toWire(uncloneable(e)) }); }
+    };
+    // "moved" only from an owner that is leaving (or was never one): the
+    // tab then takes whatever it has not had answered as not run.
+    if (!this.isOwner() || this.hub.closed) { reply({ moved: true }); return; }
+    const s = this.hub.sessions.get(msg.from);
+    if (!s) { reply({ ok: false, error: toWire(new SqliteError('this tab has not joined the tab that runs the database', SQLITE_MISUSE)) }); return; }
+    try {
+      if (msg.method === 'bye') {
+        await this.hub.end(s);
+        this.watches.get(msg.from)?.();
+        this.watches.delete(msg.from);
+        reply({ ok: true });
+        return;
+      }
+      reply({ ok: true, result: await this.hub.submit(s, msg.method, msg.args, { replay: msg.replay }) });
+    } catch (e) {
+      if (e === MOVED) reply({ moved: true });
+      else reply({ ok: false, error: toWire(e) });
+    }
+  }
+
+  // ---- closing
+
+  close() {
+    this.closing ??= this.shut();
+    return this.closing;
+  }
+
+  async shut() {
+    if (this.becoming) await this.becoming.catch(() => {});
+    if (this.isOwner()) {
+      // Finish the call running, send back the others ("moved": the next
+      // owner runs them), end every tab's session, then say "gone".
+      await this.hub.close((job) => job.reject(job.s === this.session ? closedError() : MOVED));
+      for (const stop of this.watches.values()) stop();
+      this.watches.clear();
+      try { this.post({ t: 'gone' }); } catch { /* nobody listens */ }
+      await this.db.idle();
+      await this.db.close();
+    } else if (this.owner && !this.leaving.has(this.owner.id)) {
+      // End this tab's session at the owner (what it held is rolled back).
+      const bye = new Promise((resolve, reject) => this.dispatch({ method: 'bye', args: [], resolve, reject }));
+      const timer = new Promise((r) => setTimeout(r, this.sessionOptions.busyTimeoutMs + 1000));
+      await Promise.race([bye.catch(() => {}), timer]);
+    }
+    this.closed = true;
+    this.ownerAbort?.abort();
+    this.ownerWatch?.();
+    for (const c of this.waiting.splice(0)) { clearTimeout(c.timer); c.reject(closedError()); }
+    for (const r of this.inflight.values()) r.err(closedError());
+    this.inflight.clear();
+    for (const r of this.parked.splice(0)) r.err(closedError());
+    this.stop();
+    this.channel?.close();
+    if (this.releaseTab) this.releaseTab();
+  }
+}
