@@ -110,7 +110,7 @@ export const OPEN_OPTIONS = [
   { name: 'import', api: BOTH },
   { name: 'timeoutMs', api: BOTH },
   { name: 'busyTimeoutMs', api: ASYNC },
-  { name: 'tabs', api: ASYNC, storage: ['opfs'] },
+  { name: 'tabs', api: ASYNC },
   { name: 'wasm', api: BOTH },
   { name: 'lockTimeoutMs', api: BOTH, storage: ['opfs', 'file'] },
   { name: 'dir', api: BOTH, storage: ['file'] },

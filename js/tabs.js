@@ -79,7 +79,7 @@ const newId = () => (globalThis.crypto?.randomUUID ? crypto.randomUUID() : `${Da
 async function openLink(name, options, emit) {
   const { tabs = 'shared', busyTimeoutMs = BUSY_TIMEOUT_MS, setup, ...rest } = options;
   if (!TABS.includes(tabs)) throw new TypeError(`tabs must be ${TABS.map((t) => `'${t}'`).join(' or ')}, not ${String(tabs)}`);
-  const storage = await resolveStorage(rest.storage);
+  const storage = await resolveStorage(rest.storage, name);
   const dbOptions = { ...rest, storage };
   const session = { busyTimeoutMs, timeoutMs: rest.timeoutMs ?? 0 };
   const sharing = storage === 'opfs' && tabs === 'shared' && typeof BroadcastChannel === 'function' && !!globalThis.navigator?.locks?.request;
