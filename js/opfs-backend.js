@@ -37,11 +37,12 @@ const UNSUPPORTED = new Set(['NotSupportedError', 'TypeError']);
 let probe = null;
 
 export function probeOpfs() {
-  if (!probe) probe = check();
+  if (!probe) probe = checkOpfs();
   return probe;
 }
 
-async function check() {
+// The check itself, every time (exported for the unit test).
+export async function checkOpfs() {
   if (typeof navigator !== 'object' || typeof navigator.storage?.getDirectory !== 'function') {
     return 'navigator.storage.getDirectory() is missing: this browser has no OPFS';
   }
@@ -60,6 +61,13 @@ async function check() {
     dir = await root.getDirectoryHandle(POOL_ROOT, { create: true });
     const fh = await dir.getFileHandle(name, { create: true });
     ah = await fh.createSyncAccessHandle();
+    // Chrome 102-107: getSize(), truncate(), flush() and close() return
+    // promises there; the VFS needs them synchronous.
+    const size = ah.getSize();
+    if (typeof size !== 'number') {
+      await size;
+      return 'FileSystemSyncAccessHandle.getSize() returns a promise here: its methods became synchronous in Chrome 108';
+    }
     return null;
   } catch (e) {
     return UNSUPPORTED.has(e?.name) ? `createSyncAccessHandle() failed (${e.name}: ${e.message})` : null;

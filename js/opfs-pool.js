@@ -75,22 +75,28 @@ export const LOCK_PREFIX = 'sqlite-tempcrypt:';
 
 // Take the Web Lock LOCK_PREFIX + name, waiting up to timeoutMs (0: not at
 // all) for the tab or worker holding it to let go; resolves to the function
-// that releases it, or rejects with SQLITE_BUSY.
-function lockPool(name, timeoutMs = 0) {
+// that releases it, or rejects with SQLITE_BUSY.  Exported for the unit
+// test.
+export function lockPool(name, timeoutMs = 0) {
   const lockName = LOCK_PREFIX + name;
   if (!navigator.locks?.request) {
     return Promise.reject(sqliteError(SQLITE_CANTOPEN, 'the Web Locks API (navigator.locks) is not available here; the OPFS pool needs it'));
   }
   const busy = () => sqliteError(SQLITE_BUSY, `database pool "${name}" is in use by another tab or worker (it holds the Web Lock "${lockName}"${timeoutMs > 0 ? `; waited ${timeoutMs} ms` : ''})`);
-  const options = timeoutMs > 0 ? { signal: AbortSignal.timeout(timeoutMs) } : { ifAvailable: true };
+  // Our own timer, not AbortSignal.timeout(): the error a browser rejects
+  // with then differs (AbortError in Chrome 103-123), and Node unrefs it.
+  const ctl = timeoutMs > 0 ? new AbortController() : null;
+  const options = ctl ? { signal: ctl.signal } : { ifAvailable: true };
   return new Promise((resolve, reject) => {
+    const timer = ctl && setTimeout(() => ctl.abort(), timeoutMs);
     navigator.locks.request(lockName, options, (lock) => {
+      clearTimeout(timer);
       if (!lock) {
         reject(busy());
         return undefined;
       }
       return new Promise((release) => resolve(() => release()));
-    }).catch((e) => reject(e && e.name === 'TimeoutError' ? busy() : e));
+    }).catch((e) => { clearTimeout(timer); reject(ctl?.signal.aborted ? busy() : e); });
   });
 }
 
