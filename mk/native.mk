@@ -100,7 +100,7 @@ test-native-asan: $(TEST_DIR_asan)/stress $(TEST_DIR_asan)/chacha20_test
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(TEST_DIR_asan)/chacha20_test 3000
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(TEST_DIR_asan)/stress -n 240000 -s $(STRESS_SEED) -m all
 
-# The stack's conformance (issue 9): the same SQL, API calls and file
+# The stack's conformance: the same SQL, API calls and file
 # controls on each lower VFS and on tempcrypt over it, transcripts
 # compared (test/conformance.c).  Scratch files go to tmpfs when there is
 # one: the journal-mode scenarios sync a lot.
@@ -113,7 +113,7 @@ test-conformance: $(NATIVE_TEST)/conformance
 	@for v in $(CONFORMANCE_VFS); do $< -dir $(CONFORMANCE_DIR) $$v || exit 1; done
 	@rm -rf $(CONFORMANCE_DIR)
 
-# Counters reset while other threads do I/O lose nothing (issue 9): the
+# Counters reset while other threads do I/O lose nothing: the
 # shipped library, no test hooks.
 .PHONY: test-statsrace
 $(NATIVE_TEST)/statsrace: test/statsrace.c $(TEST_LIB_HDR) $(NATIVE)/libtempcrypt.a $(NATIVE)/sqlite3.o \

@@ -1,8 +1,8 @@
-# SQL-level proof (issue 3): leak check, differential test, every-position
+# SQL-level proof: leak check, differential test, every-position
 # fault injection, key hygiene, sanitizers, valgrind, ctgrind, mutations.
 #
 #   make test-proof          leakcheck, difftest, faulttest, keyhygiene,
-#                            recovery (issue 9: whole again after a fault)  (CI)
+#                            recovery (whole again after a fault)  (CI)
 #   make test-sanitize-asan  the same under ASan+UBSan+LSan              (CI)
 #   make test-sanitize-tsan  difftest/leakcheck with threads=4 under TSan (CI)
 #   make test-sanitize       both sanitizer runs

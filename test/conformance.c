@@ -1,5 +1,5 @@
 /*
-** Conformance of the whole stack (issue 9): the same SQL, the same API
+** Conformance of the whole stack: the same SQL, the same API
 ** calls and the same file controls, once on a lower VFS L directly and
 ** once on tempcrypt over L, with every result written to a transcript.
 ** The two transcripts must be identical, line for line, except for the

@@ -1,5 +1,5 @@
 /*
-** Shared support for the SQL-level proof tests (issue 3): a spy and
+** Shared support for the SQL-level proof tests: a spy and
 ** fault-injection VFS that sits *under* tempcrypt, a test allocator for
 ** SQLite (malloc faults, quarantine for key scans), the workloads, and
 ** helpers to run scripts and hash results and database states.  The

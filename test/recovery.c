@@ -1,5 +1,5 @@
 /*
-** Recovery after a fault clears (issue 9, defect 5), tried the way
+** Recovery after a fault clears, tried the way
 ** SQLite's own fault tests try it: a database that lives in temp files, an
 ** UPDATE of every row while faults are injected from the Nth operation
 ** on (or at the Nth only), then the fault is cleared and the same

@@ -1,7 +1,7 @@
 /*
 ** sqlite3_tempcrypt_stats(..., reset) takes each counter and zeroes it in
 ** one atomic step, so no increment is lost however often a reader resets
-** while other threads do I/O (issue 9: it was a load, then a store).
+** while other threads do I/O (it once was a load, then a store).
 **
 ** Writer threads each open an encrypted temp file through the tempcrypt
 ** VFS and write a known number of bytes; the main thread meanwhile reads
