@@ -51,3 +51,26 @@ bench-report:
 # The harnesses stay alive in CI: `make test` runs the smoke mode (a wrong or
 # differing result fails it; timings are never compared).
 TEST_TARGETS += bench-smoke
+
+# The memory tier's policy measurement (docs/performance.md, "The memory
+# tier"): temp-file I/O traces of the workloads, replayed against each
+# candidate policy and budget.  Not part of `make bench`: about 10 minutes.
+#   make bench-tier-sim [TIER_SIM_ROWS="200000 1000000"]
+TIER_SIM       := $(BUILD)/tier-sim
+TIER_SIM_ROWS  ?= 200000 1000000
+$(TIER_SIM)/shell.o: $(SQLITE_DIR)/shell.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SQLITE_DEFS) -DSQLITE_SHELL_INIT_PROC=tier_trace_init -I$(SQLITE_DIR) -c $< -o $@
+$(TIER_SIM)/sqlite3-wasm.o: $(SQLITE_C)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SQLITE_DEFS) $(WASM_SPEED_DEFS) -c $< -o $@
+$(TIER_SIM)/shell-native: $(TIER_SIM)/shell.o test/bench/tier-trace.c test/bench/tier-trace.h $(NATIVE)/sqlite3.o
+	$(CC) $(NATIVE_CFLAGS) -o $@ $(TIER_SIM)/shell.o test/bench/tier-trace.c $(NATIVE)/sqlite3.o -lpthread -lm
+$(TIER_SIM)/shell-wasm: $(TIER_SIM)/shell.o test/bench/tier-trace.c test/bench/tier-trace.h $(TIER_SIM)/sqlite3-wasm.o
+	$(CC) $(NATIVE_CFLAGS) -o $@ $(TIER_SIM)/shell.o test/bench/tier-trace.c $(TIER_SIM)/sqlite3-wasm.o -lpthread -lm
+$(TIER_SIM)/tier-sim: test/bench/tier-sim.c test/bench/tier-trace.h
+	@mkdir -p $(@D)
+	$(CC) $(NATIVE_CFLAGS) -o $@ $<
+.PHONY: bench-tier-sim
+bench-tier-sim: $(TIER_SIM)/shell-native $(TIER_SIM)/shell-wasm $(TIER_SIM)/tier-sim
+	test/bench/tier-sim.sh $(TIER_SIM) $(TIER_SIM_ROWS) | tee $(TIER_SIM)/results.tsv
