@@ -7,7 +7,11 @@
 ** journal (append-only, odd sizes), db (a temp database: page-sized blocks
 ** with page sizes 512..65536, whole pages and some unaligned writes),
 ** sparse (pages far apart: holes must stay holes), or all (each mode
-** without and with faults).  -f injects I/O errors and short writes.
+** without and with faults, then with the memory tier without and with
+** faults).  -f injects I/O errors and short writes.  -t turns the memory
+** tier on: each new file gets a budget of 0 to 39 KiB (one file in eight
+** 64 MiB, all of it in memory), so that files spill part-way; with faults
+** the lazy open of the lower file fails too.
 **
 ** tempcrypt sits on "checkvfs", an in-memory VFS that is the file's
 ** storage and checks every write on its way down: the counter in front of
@@ -38,6 +42,8 @@ static struct {
   int64_t wOff, wN;
 } M;
 
+static int gTier = 0;        /* -t: budgets for the memory tier */
+
 /* ------------------------------------------------------------ faults */
 static struct {
   int on;              /* inject faults */
@@ -46,7 +52,7 @@ static struct {
   int nRun;            /* further lower calls that fail in this run */
   int nSkip, nForce;   /* directed: after nSkip calls, nForce calls fail */
   int bHalf;           /* the next failing write stores half its bytes */
-  int nWriteFail, nShortWrite, nReadFail, nTruncFail;
+  int nWriteFail, nShortWrite, nReadFail, nTruncFail, nOpenFail;
 } F;
 
 /* Faults come in runs as well as alone (a full disk stays full for a
@@ -228,6 +234,9 @@ static const sqlite3_io_methods ck_io = {
 static int ckOpen(sqlite3_vfs *v, const char *zName, sqlite3_file *f, int flags, int *pOut){
   CkFile *p = (CkFile*)f;
   (void)v; (void)zName;
+  /* With the tier, the lower file opens in the middle of a write: that
+  ** open may fail too (the data must stay as it was). */
+  if( gTier && fault_now() ){ F.nOpenFail++; return SQLITE_CANTOPEN; }
   memset(p, 0, sizeof(*p));
   p->base.pMethods = &ck_io;
   gFile = p;
@@ -239,6 +248,7 @@ static void key_hook(void *pArg, sqlite3_file *pTc, sqlite3_file *pLower,
                      int flags, const unsigned char *aKey){
   CkFile *p = (CkFile*)pLower;
   (void)pArg; (void)flags;
+  if( p==0 ) return;           /* no lower file yet: called again when it opens */
   p->bKeyed = 1;
   p->pTc = pTc;
   memcpy(p->key, aKey, 32);
@@ -273,13 +283,19 @@ static void run_close(Run *r){
 
 static void run_open(Run *r, int flags){
   int rc, outFlags = 0;
+  int64_t budget = 0;
   run_close(r);
   model_reset();
+  if( gTier ){
+    budget = tu_below(&r->rng, 8)==0 ? 64<<20 : (int64_t)tu_below(&r->rng, 40)*1024;
+  }
+  sqlite3_tempcrypt_budget(budget);
   r->pF = calloc(1, (size_t)r->pTcVfs->szOsFile);
   r->openFlags = flags;
   rc = r->pTcVfs->xOpen(r->pTcVfs, 0, r->pF, flags, &outFlags);
-  CHECK(rc==SQLITE_OK && r->pF->pMethods && gFile && gFile->bKeyed,
-        "open of an encrypted temp file (rc=%d)", rc);
+  /* With a budget the lower file opens later (and the key hook with it). */
+  CHECK(rc==SQLITE_OK && r->pF->pMethods && (budget>0 ? gFile==0 : gFile && gFile->bKeyed),
+        "open of an encrypted temp file (rc=%d, budget %lld)", rc, (long long)budget);
   r->nReopen++;
   r->nPageWrites = 0;
 }
@@ -421,12 +437,14 @@ static void one_op(Run *r){
   }else{                      /* sparse: whole pages far apart */
     int p = r->pgsz;
     if( roll<500 ){
-      uint64_t before = gFile ? gFile->nPhysWritten : 0;
+      uint64_t before = gFile ? gFile->nPhysWritten : 0, stored;
       do_write(r, p*(int64_t)tu_below(g, 2000), p);
-      if( !F.on && gFile ){
-        CHECK(gFile->nPhysWritten - before == (uint64_t)(p + HDR),
+      stored = (gFile ? gFile->nPhysWritten : 0) - before;
+      if( !F.on ){
+        /* One block below tempcrypt, or none (the page is in memory). */
+        CHECK(stored==(uint64_t)(p + HDR) || (gTier && stored==0),
               "sparse: a page write stored %llu bytes, not %d (holes filled?)",
-              (unsigned long long)(gFile->nPhysWritten - before), p + HDR);
+              (unsigned long long)stored, p + HDR);
       }
     }else{
       do_read(r, p*(int64_t)tu_below(g, (uint64_t)(sz/p) + 1), p);
@@ -452,6 +470,7 @@ static void run_directed(void){
   memset(&r, 0, sizeof(r));
   r.zMode = "directed";
   r.pTcVfs = sqlite3_vfs_find(SQLITE_TEMPCRYPT_VFS_NAME);
+  gTier = 0;
   r.buf = malloc(4*65536);
   r.data = malloc(4*65536);
   for(c=0; c<2; c++){
@@ -528,10 +547,11 @@ static void run_mode(const char *zMode, long nOps, uint64_t seed, int bFaults){
     r.nOps++;
   }
   run_close(&r);
-  printf("  %-8s %-6s ops=%-8ld writes=%-7ld reads=%-7ld truncates=%-6ld files=%-5ld"
-         " errors=%ld (faults: %d write, %d short, %d read, %d truncate)\n",
-         zMode, bFaults ? "faults" : "clean", r.nOps, r.nWrite, r.nRead, r.nTrunc,
-         r.nReopen+1, r.nErr, F.nWriteFail, F.nShortWrite, F.nReadFail, F.nTruncFail);
+  printf("  %-8s %-6s%s ops=%-8ld writes=%-7ld reads=%-7ld truncates=%-6ld files=%-5ld"
+         " errors=%ld (faults: %d write, %d short, %d read, %d truncate, %d open)\n",
+         zMode, bFaults ? "faults" : "clean", gTier ? " tier" : "", r.nOps, r.nWrite,
+         r.nRead, r.nTrunc, r.nReopen+1, r.nErr, F.nWriteFail, F.nShortWrite,
+         F.nReadFail, F.nTruncFail, F.nOpenFail);
   free(r.buf); free(r.data);
 }
 
@@ -569,27 +589,38 @@ static void test_register(void){
         "register over a different base is refused");
 }
 
-/* Mode "all": each mode without and with faults, then the directed cases. */
+/* Mode "all": each mode without and with faults, the same with the
+** memory tier, then the directed cases. */
 static void test_all_modes(long nOps, uint64_t seed){
   static const char *az[] = { "random", "journal", "db", "sparse" };
   int m;
-  for(m=0; m<4; m++){
-    run_mode(az[m], nOps/8, seed + (uint64_t)m, 0);
-    run_mode(az[m], nOps/8, seed + (uint64_t)m + 100, 1);
+  for(gTier=0; gTier<2; gTier++){
+    for(m=0; m<4; m++){
+      run_mode(az[m], nOps/16, seed + (uint64_t)m + 200*(uint64_t)gTier, 0);
+      run_mode(az[m], nOps/16, seed + (uint64_t)m + 100 + 200*(uint64_t)gTier, 1);
+    }
   }
   run_directed();
 }
 
+/* The statistics; every file is closed now, so the memory tier must hold
+** nothing, and it never held more than the largest budget (64 MiB). */
 static void print_stats(void){
   struct sqlite3_tempcrypt_stats st;
   sqlite3_tempcrypt_stats(&st, 0);
-  printf("tempcrypt: files=%llu logical w/r=%llu/%llu physical w/r=%llu/%llu"
-         " enciphered=%llu rmw=%llu failed-block reads=%llu\n",
-         (unsigned long long)st.nFileEncrypted,
+  printf("tempcrypt: files=%llu (%llu with a lower file) logical w/r=%llu/%llu"
+         " physical w/r=%llu/%llu enciphered=%llu rmw=%llu failed-block reads=%llu"
+         " spilled=%llu memory peak=%llu now=%llu\n",
+         (unsigned long long)st.nFileEncrypted, (unsigned long long)st.nFileSpilled,
          (unsigned long long)st.nLogicalWrite, (unsigned long long)st.nLogicalRead,
          (unsigned long long)st.nPhysicalWrite, (unsigned long long)st.nPhysicalRead,
          (unsigned long long)st.nEnciphered, (unsigned long long)st.nBlockRmw,
-         (unsigned long long)st.nFailedBlockRead);
+         (unsigned long long)st.nFailedBlockRead, (unsigned long long)st.nSpilled,
+         (unsigned long long)st.nMemPeak, (unsigned long long)st.nMemBytes);
+  CHECK(st.nMemBytes==0, "memory tier holds %llu bytes with every file closed",
+        (unsigned long long)st.nMemBytes);
+  CHECK(st.nMemPeak<=(64u<<20), "memory tier peaked at %llu bytes, over every budget",
+        (unsigned long long)st.nMemPeak);
 }
 
 int main(int argc, char **argv){
@@ -602,7 +633,8 @@ int main(int argc, char **argv){
     else if( !strcmp(argv[i], "-s") && i+1<argc ) seed = strtoull(argv[++i], 0, 0);
     else if( !strcmp(argv[i], "-m") && i+1<argc ) zMode = argv[++i];
     else if( !strcmp(argv[i], "-f") ) bFaults = 1;
-    else { fprintf(stderr, "usage: %s [-n OPS] [-s SEED] [-m random|journal|db|sparse|all] [-f]\n", argv[0]); return 2; }
+    else if( !strcmp(argv[i], "-t") ) gTier = 1;
+    else { fprintf(stderr, "usage: %s [-n OPS] [-s SEED] [-m random|journal|db|sparse|all] [-f] [-t]\n", argv[0]); return 2; }
   }
   M.cur = calloc(MAX_MODEL + 4*65536, 1);
   M.alt = calloc(MAX_MODEL + 4*65536, 1);
@@ -611,11 +643,12 @@ int main(int argc, char **argv){
   sqlite3_initialize();
   register_checkvfs();
   test_register();
+  sqlite3_tempcrypt_budget(0);
   sqlite3_tempcrypt_test_key_hook(key_hook, 0);
 
-  printf("stress: seed=%llu ops=%ld mode=%s%s (replay: %s -n %ld -s %llu -m %s%s)\n",
-         (unsigned long long)seed, nOps, zMode, bFaults ? " faults" : "",
-         argv[0], nOps, (unsigned long long)seed, zMode, bFaults ? " -f" : "");
+  printf("stress: seed=%llu ops=%ld mode=%s%s%s (replay: %s -n %ld -s %llu -m %s%s%s)\n",
+         (unsigned long long)seed, nOps, zMode, bFaults ? " faults" : "", gTier ? " tier" : "",
+         argv[0], nOps, (unsigned long long)seed, zMode, bFaults ? " -f" : "", gTier ? " -t" : "");
   if( !strcmp(zMode, "all") ){
     test_all_modes(nOps, seed);
   }else{
