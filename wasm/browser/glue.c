@@ -31,6 +31,13 @@ void tc_stats(double *a, int reset){
 #undef TC_STAT_OUT
 }
 
+/* The memory tier's budget in bytes (sqlite3_tempcrypt_budget) as a
+** double, exact below 2^53: sets it to n and returns the one it replaced;
+** a negative n only returns the budget in force. */
+double tc_budget(double n){
+  return (double)sqlite3_tempcrypt_budget(n<0 ? -1 : (int64_t)n);
+}
+
 /* How many counters there are, and the name of counter i: the JS side
 ** reads both from here. */
 int tc_stat_count(void){ return SQLITE_TEMPCRYPT_NSTATS; }

@@ -85,6 +85,11 @@ for (const rt of CTEST_RUNTIMES) {
     expectPass(t, runC(ctest('faulttest'), ['-stride', rt === 'node' ? '2' : FAULT_STRIDE_EXTRA], rt), 'faulttest');
   });
 
+  // The memory tier with a budget so small that the temp files spill part-way.
+  test(`fault injection with the memory tier (every ${FAULT_STRIDE_EXTRA}th position) in wasm (${rt})`, files, (t) => {
+    expectPass(t, runC(ctest('faulttest'), ['-budget', '12288', '-stride', FAULT_STRIDE_EXTRA], rt), 'faulttest -budget');
+  });
+
   test(`key hygiene in wasm (${rt})`, files, (t) => {
     expectPass(t, runC(ctest('keyhygiene'), [], rt), 'keyhygiene');
   });
@@ -95,12 +100,15 @@ for (const rt of CTEST_RUNTIMES) {
 
   // WASI's lower VFSes have no shared memory: WAL only with the exclusive
   // lock, and a WAL database opens only that way (test/conformance.c).
+  // Each also with the memory tier holding every temp file (-budget).
   for (const vfs of ['unix-dotfile', 'unix-none']) {
-    test(`conformance over ${vfs} in wasm (${rt}): same transcript with and without tempcrypt`, files, (t) => {
-      const r = runC(ctest('conformance'), ['-dir', '.', vfs], rt);
-      t.diagnostic((r.stdout.split('\n').find((l) => l.startsWith('conformance over')) ?? '').trim());
-      expectPass(t, r, `conformance ${vfs}`);
-    });
+    for (const budget of [[], ['-budget', '67108864']]) {
+      test(`conformance over ${vfs}${budget.length ? ' with the memory tier' : ''} in wasm (${rt}): same transcript with and without tempcrypt`, files, (t) => {
+        const r = runC(ctest('conformance'), ['-dir', '.', ...budget, vfs], rt);
+        t.diagnostic((r.stdout.split('\n').find((l) => l.startsWith('conformance over')) ?? '').trim());
+        expectPass(t, r, `conformance ${vfs}`);
+      });
+    }
   }
 }
 

@@ -9,7 +9,10 @@
 //                                           (the check can see a leak)
 // The same workload with every byte the module hands to WASI's
 // fd_write/fd_pwrite recorded by path, under node:wasi and @wasmer/wasi
-// (its files stay in memory, out of strace's sight).
+// (its files stay in memory, out of strace's sight).  tempcrypt on runs
+// twice: without the memory tier (SQLITE_TEMPCRYPT_BUDGET=0: every temp
+// file on disk) and with a budget so small that the temp files spill
+// part-way (TIER_BUDGET).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import process from 'node:process';
@@ -23,6 +26,8 @@ requireBuilt(shellWasm, disabledWasm);
 const runMjs = resolve(here, '../run.mjs');
 
 const ROWS = 20000;
+const TIER_BUDGET = 131072;
+const BUDGETS = [0, TIER_BUDGET];
 
 // 4096-byte pages on the new database: the sorter keeps 250 pages of the
 // main database's page size in memory before it spills (1 MiB here; with
@@ -48,12 +53,12 @@ SELECT count(*) FROM secret WHERE s > '${marker}';
 `;
 }
 
-function runTraced(module, marker) {
+function runTraced(module, marker, budget = 0) {
   const s = scratch('strace');
   try {
     mkdirSync(join(s.dir, 'tmp'));
     const t = traceWrites(process.execPath,
-      [runMjs, '--dir=.', '--env', 'TMPDIR=tmp', module, 'leak.db'],
+      [runMjs, '--dir=.', '--env', 'TMPDIR=tmp', '--env', `SQLITE_TEMPCRYPT_BUDGET=${budget}`, module, 'leak.db'],
       { cwd: s.dir, input: workload(marker), traceFile: join(s.dir, 'strace.out') });
     assert.equal(t.code, 0, t.stderr);
     assert.match(t.stdout, new RegExp(`^${ROWS}\n${ROWS}\n${ROWS}\\|\\d+\n${ROWS}\n$`));
@@ -75,13 +80,15 @@ function runTraced(module, marker) {
 test('strace: tempcrypt keeps the marker out of every byte written', (t) => {
   assert.ok(haveStrace(), 'strace is needed (scripts/install-deps.sh installs it)');
   const marker = makeMarker();
-  const on = runTraced(shellWasm, marker);
-  t.diagnostic(`tempcrypt on: ${on.tempFiles} temp files, ${on.tempBytes} bytes written to them, marker hits: temp ${on.tempHits}, any file ${on.fileHits}, pipes ${on.otherHits}`);
-  assert.ok(on.tempFiles >= 2, `temp files written: ${on.tempFiles}`);
-  assert.ok(on.tempBytes >= 256 * 1024, `bytes written to temp files: ${on.tempBytes}`);
-  assert.equal(on.tempHits, 0);
-  assert.equal(on.fileHits, 0);
-  assert.equal(on.otherHits, 0);
+  for (const budget of BUDGETS) {
+    const on = runTraced(shellWasm, marker, budget);
+    t.diagnostic(`tempcrypt on, budget ${budget}: ${on.tempFiles} temp files, ${on.tempBytes} bytes written to them, marker hits: temp ${on.tempHits}, any file ${on.fileHits}, pipes ${on.otherHits}`);
+    assert.ok(on.tempFiles >= 2, `temp files written: ${on.tempFiles}`);
+    assert.ok(on.tempBytes >= 256 * 1024, `bytes written to temp files: ${on.tempBytes}`);
+    assert.equal(on.tempHits, 0);
+    assert.equal(on.fileHits, 0);
+    assert.equal(on.otherHits, 0);
+  }
 
   const off = runTraced(disabledWasm, marker);
   t.diagnostic(`tempcrypt off: ${off.tempFiles} temp files, ${off.tempBytes} bytes written to them, marker hits: temp ${off.tempHits}`);
@@ -98,7 +105,7 @@ test('strace: with --dir HOST::/tmp and no TMPDIR, temp files go to HOST', (t) =
     mkdirSync(join(s.dir, 'db'));
     mkdirSync(join(s.dir, 'scratch'));
     const tr = traceWrites(process.execPath,
-      [runMjs, '--dir=db::.', '--dir=scratch::/tmp', shellWasm, 'leak.db'],
+      [runMjs, '--dir=db::.', '--dir=scratch::/tmp', '--env', 'SQLITE_TEMPCRYPT_BUDGET=0', shellWasm, 'leak.db'],
       { cwd: s.dir, input: workload(marker), traceFile: join(s.dir, 'strace.out') });
     assert.equal(tr.code, 0, tr.stderr);
     const temps = [...tr.files.keys()].filter((p) => /etilqs_/.test(p));
@@ -114,12 +121,13 @@ test('strace: with --dir HOST::/tmp and no TMPDIR, temp files go to HOST', (t) =
 // (write-capture.mjs), under node:wasi and under @wasmer/wasi, whose files
 // stay in memory where strace cannot see them.
 const captureMjs = resolve(here, 'write-capture.mjs');
-function runCaptured(rt, module, marker) {
+function runCaptured(rt, module, marker, budget = 0) {
   const s = scratch(`capture-${rt}`);
   try {
     mkdirSync(join(s.dir, 'tmp'));
     const out = join(s.dir, 'capture.json');
-    const r = spawnSync(process.execPath, [captureMjs, '--dir=.', '--env', 'TMPDIR=tmp', module, 'leak.db'], {
+    const r = spawnSync(process.execPath, [captureMjs, '--dir=.', '--env', 'TMPDIR=tmp',
+      '--env', `SQLITE_TEMPCRYPT_BUDGET=${budget}`, module, 'leak.db'], {
       cwd: s.dir, input: workload(marker), encoding: 'utf8', maxBuffer: 64 << 20,
       env: { ...process.env, TEMPCRYPT_CAPTURE_RUNTIME: rt, TEMPCRYPT_CAPTURE_MARKER: marker, TEMPCRYPT_CAPTURE_OUT: out },
     });
@@ -137,12 +145,14 @@ function runCaptured(rt, module, marker) {
 for (const rt of ['node', 'wasmer']) {
   test(`WASI calls (${rt}): tempcrypt keeps the marker out of every byte the module writes`, { skip: rt === 'node' ? false : (fileProblem(rt) ?? false) }, (t) => {
     const marker = makeMarker();
-    const on = runCaptured(rt, shellWasm, marker);
-    t.diagnostic(`tempcrypt on: ${on.tempFiles} temp files, ${on.tempBytes} bytes written to them, marker hits: temp ${on.tempHits}, any file ${on.fileHits}`);
-    assert.ok(on.tempFiles >= 2, `temp files written: ${on.tempFiles}`);
-    assert.ok(on.tempBytes >= 256 * 1024, `bytes written to temp files: ${on.tempBytes}`);
-    assert.equal(on.tempHits, 0);
-    assert.equal(on.fileHits, 0);
+    for (const budget of BUDGETS) {
+      const on = runCaptured(rt, shellWasm, marker, budget);
+      t.diagnostic(`tempcrypt on, budget ${budget}: ${on.tempFiles} temp files, ${on.tempBytes} bytes written to them, marker hits: temp ${on.tempHits}, any file ${on.fileHits}`);
+      assert.ok(on.tempFiles >= 2, `temp files written: ${on.tempFiles}`);
+      assert.ok(on.tempBytes >= 256 * 1024, `bytes written to temp files: ${on.tempBytes}`);
+      assert.equal(on.tempHits, 0);
+      assert.equal(on.fileHits, 0);
+    }
     const off = runCaptured(rt, disabledWasm, marker);
     t.diagnostic(`tempcrypt off: ${off.tempFiles} temp files, ${off.tempBytes} bytes written to them, marker hits: temp ${off.tempHits}`);
     assert.ok(off.tempFiles >= 2, `temp files written: ${off.tempFiles}`);
