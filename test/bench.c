@@ -8,8 +8,10 @@
 ** The SQL workloads come from test/bench/workloads.txt, the list every
 ** harness of `make bench` reads (native, WASI, Chromium).  Each runs with
 ** temp_store=FILE and tempcrypt off (plaintext temp files, the baseline),
-** with tempcrypt on, and with temp_store=MEMORY; runs alternate and the
-** median is reported.  Settings "equal" (the default) are those of the
+** with tempcrypt on (its memory tier at the default budget, or at
+** $BENCH_TIER_BUDGET bytes), with temp_store=MEMORY, and with tempcrypt on
+** without the tier (budget 0: every temp file on disk); runs alternate
+** and the median is reported.  Settings "equal" (the default) are those of the
 ** browser comparison (4096-byte pages, cache_size=-2000 on main and
 ** temp); "default" leaves the build's defaults.  With a results file, one
 ** JSON line per workload and mode is appended to it.  The cipher's own
@@ -100,15 +102,19 @@ static void load_workloads(const char *zFile, int nRow){
   if( zSetup==0 || nWork==0 ){ fprintf(stderr, "bench: no workloads in %s\n", zFile); exit(1); }
 }
 
-static const char *azMode[] = { "plain", "encrypted", "memory" };
+#define NMODE 4
+static const char *azMode[NMODE] = { "plain", "encrypted", "memory", "encrypted-notier" };
+static int64_t gTierBudget = SQLITE_TEMPCRYPT_DEFAULT_BUDGET;
 
-/* mode 0: FILE plaintext, 1: FILE encrypted, 2: MEMORY */
+/* mode 0: FILE plaintext, 1: FILE encrypted (tier), 2: MEMORY,
+** 3: FILE encrypted without the tier */
 static double run_once(const char *zDb, int iWork, int mode, int bEqual,
                        struct sqlite3_tempcrypt_stats *pSt, char *zResult){
   sqlite3 *db;
   double t0, t1;
   char *zErr = 0;
-  sqlite3_tempcrypt_set_enabled(mode==1);
+  sqlite3_tempcrypt_set_enabled(mode==1 || mode==3);
+  sqlite3_tempcrypt_budget(mode==1 ? gTierBudget : 0);
   if( sqlite3_open(zDb, &db)!=SQLITE_OK ){ fprintf(stderr, "open\n"); exit(1); }
   exec_or_die(db, mode==2 ? "PRAGMA temp_store=MEMORY" : "PRAGMA temp_store=FILE");
   if( bEqual ) exec_or_die(db, "PRAGMA main.cache_size=-2000; PRAGMA temp.cache_size=-2000");
@@ -231,6 +237,7 @@ int main(int argc, char **argv){
   load_workloads(zWork, nRow);
   if( nRep<1 ) nRep = 1;
   if( nRep>64 ) nRep = 64;
+  if( getenv("BENCH_TIER_BUDGET") ) gTierBudget = atoll(getenv("BENCH_TIER_BUDGET"));
   if( sqlite3_tempcrypt_register(0, 1)!=SQLITE_OK ){ fprintf(stderr, "register\n"); return 1; }
   /* One name per target, so that native and WASI runs never share a file. */
 #ifdef __wasi__
@@ -246,23 +253,28 @@ int main(int argc, char **argv){
   sqlite3_close(db);
   printf("SQL workloads on %d rows, settings %s, median of %d alternating runs:\n",
          nRow, bEqual ? "equal (4096-byte pages, cache 2 MB)" : "the build's defaults", nRep);
-  printf("  %-15s %10s %10s %10s %9s %9s %9s %9s %7s\n", "workload", "plain ms", "crypt ms",
-         "memory ms", "crypt/pl", "mem/pl", "temp MiB", "phys MiB", "rmw");
+  printf("  memory tier budget %lld bytes (crypt); crypt0: encrypted without the tier\n",
+         (long long)gTierBudget);
+  printf("  %-15s %10s %10s %10s %10s %9s %9s %9s %9s %9s %9s %7s\n", "workload", "plain ms",
+         "crypt ms", "memory ms", "crypt0 ms", "crypt/pl", "mem/pl", "c0/pl", "temp MiB",
+         "phys MiB", "tier MiB", "rmw");
   for(w=0; w<nWork; w++){
-    double aT[3][64];
-    struct sqlite3_tempcrypt_stats st;
-    double med[3];
-    char azRes[3][64];
+    double aT[NMODE][64];
+    struct sqlite3_tempcrypt_stats st, st0;
+    double med[NMODE];
+    char azRes[NMODE][64];
     memset(&st, 0, sizeof(st));
+    memset(&st0, 0, sizeof(st0));
     run_once(zDb, w, 1, bEqual, &st, azRes[0]);   /* warm the page cache */
     for(r=0; r<nRep; r++){
-      for(m=0; m<3; m++){
+      for(m=0; m<NMODE; m++){
         struct sqlite3_tempcrypt_stats s1;
         aT[m][r] = run_once(zDb, w, m, bEqual, &s1, azRes[m]);
         if( m==1 ) st = s1;
+        if( m==3 ) st0 = s1;
       }
     }
-    for(m=0; m<3; m++){
+    for(m=0; m<NMODE; m++){
       if( strcmp(azRes[m], azRes[0])!=0 ){
         fprintf(stderr, "bench: %s: %s gives %s, %s gives %s\n", aWork[w].zName,
                 azMode[0], azRes[0], azMode[m], azRes[m]);
@@ -271,20 +283,24 @@ int main(int argc, char **argv){
       qsort(aT[m], (size_t)nRep, sizeof(double), cmp_double);
       med[m] = aT[m][nRep/2];
     }
-    printf("  %-15s %10.1f %10.1f %10.1f %9.2f %9.2f %9.1f %9.1f %7llu\n", aWork[w].zName,
-           med[0]*1e3, med[1]*1e3, med[2]*1e3, med[1]/med[0], med[2]/med[0],
+    printf("  %-15s %10.1f %10.1f %10.1f %10.1f %9.2f %9.2f %9.2f %9.1f %9.1f %9.1f %7llu\n",
+           aWork[w].zName, med[0]*1e3, med[1]*1e3, med[2]*1e3, med[3]*1e3,
+           med[1]/med[0], med[2]/med[0], med[3]/med[0],
            (st.nLogicalWrite + st.nLogicalRead)/1048576.0,
-           (st.nPhysicalWrite + st.nPhysicalRead)/1048576.0,
-           (unsigned long long)st.nBlockRmw);
-    for(m=0; pJson && m<3; m++){
+           (st.nPhysicalWrite + st.nPhysicalRead)/1048576.0, st.nMemPeak/1048576.0,
+           (unsigned long long)st0.nBlockRmw);
+    for(m=0; pJson && m<NMODE; m++){
       fprintf(pJson, "{\"engine\":\"ours\",\"mode\":\"%s\",\"settings\":\"%s\",\"rows\":%d,"
               "\"workload\":\"%s\",\"ms\":%.3f,\"reps\":%d,\"result\":\"%s\"",
               azMode[m], bEqual ? "equal" : "default", nRow, aWork[w].zName,
               med[m]*1e3, nRep, azRes[m]);
-      if( m==1 ){
-        fprintf(pJson, ",\"tempBytes\":%llu,\"tempBytesBelow\":%llu",
-                (unsigned long long)(st.nLogicalWrite + st.nLogicalRead),
-                (unsigned long long)(st.nPhysicalWrite + st.nPhysicalRead));
+      if( m==1 || m==3 ){
+        const struct sqlite3_tempcrypt_stats *p = m==1 ? &st : &st0;
+        fprintf(pJson, ",\"tempBytes\":%llu,\"tempBytesBelow\":%llu,\"budget\":%lld,"
+                "\"tierPeak\":%llu",
+                (unsigned long long)(p->nLogicalWrite + p->nLogicalRead),
+                (unsigned long long)(p->nPhysicalWrite + p->nPhysicalRead),
+                (long long)(m==1 ? gTierBudget : 0), (unsigned long long)p->nMemPeak);
       }
       fprintf(pJson, "}\n");
     }
@@ -293,8 +309,10 @@ int main(int argc, char **argv){
   }
   remove(zDb);
   if( pJson ) fclose(pJson);
-  printf("crypt/pl: time with encrypted temp files over time with plaintext temp files.\n");
-  printf("temp MiB: bytes SQLite wrote to and read from encrypted temp files per run;\n"
-         "phys MiB: the same below tempcrypt; rmw: blocks rewritten by read-modify-write.\n");
+  printf("crypt/pl: time with encrypted temp files (memory tier at its budget) over time with\n"
+         "plaintext temp files (no tier); c0/pl: the same without the tier.\n");
+  printf("temp MiB: bytes SQLite wrote to and read from encrypted temp files per run (crypt);\n"
+         "phys MiB: the same below tempcrypt; tier MiB: the most the memory tier held;\n"
+         "rmw: blocks rewritten by read-modify-write (crypt0).\n");
   return 0;
 }
