@@ -543,52 +543,6 @@ static void fileLevelChunkSize(void){
   free(pF);
 }
 
-/*
-** With the memory tier a temp file opens its lower file late, in the
-** middle of a write: it must then take the lock SQLite already holds, so
-** that the lower file reports what a file opened at once would.  The same
-** locks on a temp file of the lower VFS say what that is (over unix-none,
-** which has no locks, never reserved).
-*/
-static int lockedReserved(sqlite3_vfs *pVfs, int bTier){
-  sqlite3_file *pF = calloc(1, (size_t)pVfs->szOsFile);
-  unsigned char aData[8192];
-  int outFlags = 0, res = -1, rc;
-  int flags = SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_EXCLUSIVE
-            | SQLITE_OPEN_DELETEONCLOSE|SQLITE_OPEN_TEMP_DB;
-  rc = pVfs->xOpen(pVfs, 0, pF, flags, &outFlags);
-  if( rc==SQLITE_OK ) rc = pF->pMethods->xLock(pF, SQLITE_LOCK_SHARED);
-  if( rc==SQLITE_OK ) rc = pF->pMethods->xLock(pF, SQLITE_LOCK_RESERVED);
-  if( rc==SQLITE_OK ) rc = pF->pMethods->xLock(pF, SQLITE_LOCK_EXCLUSIVE);
-  if( rc==SQLITE_OK && bTier ){
-    /* No room in memory now: this write opens the lower file. */
-    int64_t prev = sqlite3_tempcrypt_budget(0);
-    struct sqlite3_tempcrypt_stats st0, st1;
-    memset(aData, 'L', sizeof(aData));
-    sqlite3_tempcrypt_stats(&st0, 0);
-    rc = pF->pMethods->xWrite(pF, aData, sizeof(aData), 0);
-    sqlite3_tempcrypt_stats(&st1, 0);
-    sqlite3_tempcrypt_budget(prev);
-    CHECK(st1.nFileSpilled==st0.nFileSpilled+1, "file level: the write did not open the lower file");
-  }
-  if( rc==SQLITE_OK ) rc = pF->pMethods->xCheckReservedLock(pF, &res);
-  CHECK(rc==SQLITE_OK, "file level: locks on a temp file (%s): %d", bTier ? "tier" : "lower", rc);
-  if( pF->pMethods ){
-    pF->pMethods->xUnlock(pF, SQLITE_LOCK_NONE);
-    pF->pMethods->xClose(pF);
-  }
-  free(pF);
-  return res;
-}
-static void fileLevelLazyLock(void){
-  int want, got;
-  if( gBudget<=0 ) return;
-  want = lockedReserved(sqlite3_vfs_find(gzLower), 0);
-  got = lockedReserved(sqlite3_vfs_find(SQLITE_TEMPCRYPT_VFS_NAME), 1);
-  CHECK(want>=0 && got==want, "file level: a late lower file reports reserved=%d, the lower VFS %d",
-        got, want);
-}
-
 int main(int argc, char **argv){
   Side aSide[2];
   int i, nLine = 0;
@@ -632,7 +586,6 @@ int main(int argc, char **argv){
     if( getenv("CONFORMANCE_VERBOSE") ) fputs(aSide[1].tx.z, stdout);
   }
   fileLevelChunkSize();
-  fileLevelLazyLock();
   printf("conformance over %s: %d scenarios, %d transcript lines compared, %d documented differences\n",
          gzLower, (int)(sizeof(aScenario)/sizeof(aScenario[0])), nLine, gnExpected);
   free(aSide[0].tx.z);

@@ -80,6 +80,7 @@ typedef struct CkFile {
   int bKeyed;
   uint8_t key[32];
   sqlite3_file *pTc;       /* the tempcrypt file above */
+  int eLock;               /* the lock tempcrypt holds on it */
   uint32_t *aHi;           /* aHi[c]: first unused keystream byte of counter c */
   uint64_t nHi;
   uint64_t maxCtr;
@@ -219,14 +220,14 @@ static int ckTruncate(sqlite3_file *f, sqlite3_int64 size){
 }
 static int ckSync(sqlite3_file *f, int flags){ (void)f; (void)flags; return SQLITE_OK; }
 static int ckFileSize(sqlite3_file *f, sqlite3_int64 *pSize){ *pSize = ((CkFile*)f)->n; return SQLITE_OK; }
-static int ckLock(sqlite3_file *f, int e){ (void)f; (void)e; return SQLITE_OK; }
+static int ckLock(sqlite3_file *f, int e){ ((CkFile*)f)->eLock = e; return SQLITE_OK; }
 static int ckCheckReservedLock(sqlite3_file *f, int *pRes){ (void)f; *pRes = 0; return SQLITE_OK; }
 static int ckFileControl(sqlite3_file *f, int op, void *pArg){ (void)f; (void)op; (void)pArg; return SQLITE_NOTFOUND; }
 static int ckSectorSize(sqlite3_file *f){ (void)f; return 4096; }
 static int ckDeviceCharacteristics(sqlite3_file *f){ (void)f; return SQLITE_IOCAP_ATOMIC4K|SQLITE_IOCAP_SAFE_APPEND; }
 
 static const sqlite3_io_methods ck_io = {
-  1, ckClose, ckRead, ckWrite, ckTruncate, ckSync, ckFileSize, ckLock, ckLock,
+  1, ckClose, ckRead, ckWrite, ckTruncate, ckSync, ckFileSize, ckLock, ckLock,  /* xUnlock: the same */
   ckCheckReservedLock, ckFileControl, ckSectorSize, ckDeviceCharacteristics,
   0, 0, 0, 0, 0, 0
 };
@@ -511,6 +512,47 @@ static void run_directed(void){
   free(r.buf); free(r.data);
 }
 
+/*
+** With the memory tier a file opens its lower file in the middle of a
+** write: that file must then hold the lock SQLite took before (and the
+** file must answer for the lock itself until then).
+*/
+static void run_lazy_lock(void){
+  sqlite3_vfs *pVfs = sqlite3_vfs_find(SQLITE_TEMPCRYPT_VFS_NAME);
+  sqlite3_file *pF = calloc(1, (size_t)pVfs->szOsFile);
+  unsigned char a[8192];
+  int outFlags = 0, res = 0, rc;
+  memset(&F, 0, sizeof(F));
+  sqlite3_tempcrypt_budget(4096 + 1024);     /* one block, then the lower file */
+  rc = pVfs->xOpen(pVfs, 0, pF, SQLITE_OPEN_TEMP_DB|SQLITE_OPEN_READWRITE
+                   |SQLITE_OPEN_CREATE|SQLITE_OPEN_DELETEONCLOSE, &outFlags);
+  CHECK(rc==SQLITE_OK && gFile==0, "lazy lock: open without a lower file (rc=%d)", rc);
+  if( rc!=SQLITE_OK ){ free(pF); return; }
+  pF->pMethods->xLock(pF, SQLITE_LOCK_SHARED);
+  pF->pMethods->xLock(pF, SQLITE_LOCK_RESERVED);
+  pF->pMethods->xCheckReservedLock(pF, &res);
+  CHECK(res==1, "lazy lock: a RESERVED lock kept without a lower file reads as %d", res);
+  pF->pMethods->xLock(pF, SQLITE_LOCK_EXCLUSIVE);
+  memset(a, 7, sizeof(a));
+  model_reset();
+  M.wData = a; M.wOff = 0; M.wN = 4096;             /* for checkvfs's layout check */
+  rc = pF->pMethods->xWrite(pF, a, 4096, 0);
+  CHECK(rc==SQLITE_OK && gFile==0, "lazy lock: the first block stays in memory (rc=%d)", rc);
+  memcpy(M.cur, a, 4096); M.size = 4096;
+  M.wOff = 4096; M.wN = sizeof(a);
+  rc = pF->pMethods->xWrite(pF, a, sizeof(a), 4096);
+  M.wN = 0;
+  CHECK(rc==SQLITE_OK && gFile!=0, "lazy lock: the next blocks open the lower file (rc=%d)", rc);
+  CHECK(gFile && gFile->eLock==SQLITE_LOCK_EXCLUSIVE,
+        "lazy lock: the late lower file holds lock %d, not EXCLUSIVE", gFile ? gFile->eLock : -1);
+  pF->pMethods->xUnlock(pF, SQLITE_LOCK_NONE);
+  CHECK(gFile && gFile->eLock==SQLITE_LOCK_NONE, "lazy lock: unlock did not reach the lower file");
+  pF->pMethods->xClose(pF);
+  free(pF);
+  sqlite3_tempcrypt_budget(0);
+  printf("  lazy lower open takes the lock SQLite holds: checked\n");
+}
+
 static void run_mode(const char *zMode, long nOps, uint64_t seed, int bFaults){
   Run r;
   long i;
@@ -601,6 +643,7 @@ static void test_all_modes(long nOps, uint64_t seed){
     }
   }
   run_directed();
+  run_lazy_lock();
 }
 
 /* The statistics; every file is closed now, so the memory tier must hold
