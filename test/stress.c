@@ -293,7 +293,13 @@ static void run_open(Run *r, int flags){
   sqlite3_tempcrypt_budget(budget);
   r->pF = calloc(1, (size_t)r->pTcVfs->szOsFile);
   r->openFlags = flags;
-  rc = r->pTcVfs->xOpen(r->pTcVfs, 0, r->pF, flags, &outFlags);
+  {
+    /* Faults hit the lazy open in a write, not this one (budget 0). */
+    int fon = F.on;
+    F.on = 0;
+    rc = r->pTcVfs->xOpen(r->pTcVfs, 0, r->pF, flags, &outFlags);
+    F.on = fon;
+  }
   /* With a budget the lower file opens later (and the key hook with it). */
   CHECK(rc==SQLITE_OK && r->pF->pMethods && (budget>0 ? gFile==0 : gFile && gFile->bKeyed),
         "open of an encrypted temp file (rc=%d, budget %lld)", rc, (long long)budget);
