@@ -90,7 +90,7 @@ struct sqlite3_tempcrypt_stats {
 #undef SQLITE_TEMPCRYPT_STAT_FIELD
 };
 
-/* The number of counters. */
+/* The number of statistics (counters and gauges). */
 enum {
 #define SQLITE_TEMPCRYPT_STAT_INDEX(name, doc) SQLITE_TEMPCRYPT_STAT_##name,
   SQLITE_TEMPCRYPT_STATS(SQLITE_TEMPCRYPT_STAT_INDEX)
