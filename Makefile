@@ -9,11 +9,25 @@ BUILD     ?= build
 NATIVE    ?= $(BUILD)/native
 NPM       ?= npm
 
-# SQLite comes from an official release shipped inside the npm package
-# `sqlite3`, pinned by version and by the tarball's SHA-256.
-SQLITE_NPM_VERSION ?= 6.0.1
-SQLITE_NPM_SHA256  ?= ab8d044a93e05bd031d7ea75547c7fa60387cdc259d27f93c0e3e2832c4b1df9
-SQLITE_AUTOCONF    ?= sqlite-autoconf-3520000
+# SQLite comes from official releases inside registry packages, each pinned
+# by version and by the SHA-256 of what the registry serves; the
+# amalgamation is never committed.  The library (sqlite3.c, sqlite3.h) is
+# the official amalgamation of SQLite 3.54.1, the release of the official
+# @sqlite.org/sqlite-wasm 3.54.1-build1, as the Rust crate libsqlite3-sys
+# 0.40.0 ships it verbatim (its SQLITE_SOURCE_ID is the official wasm's).
+# No registry package ships the shell of 3.54.x: shell.c comes from the
+# newest official amalgamation zip on one, 3.53.4, inside the npm package
+# @homeofthings/sqlite3 7.0.5.  It checks at start-up that the library's
+# source id is that of the sqlite3.h it was compiled with, which holds.
+SQLITE_CRATE          ?= libsqlite3-sys
+SQLITE_CRATE_VERSION  ?= 0.40.0
+SQLITE_CRATE_SHA256   ?= b06e69070b7e12262b0cd90832f0a7396f142a2b330181255562decf9f0c6215
+SQLITE_SHELL_NPM      ?= @homeofthings/sqlite3
+SQLITE_SHELL_NPM_VERSION ?= 7.0.5
+SQLITE_SHELL_NPM_SHA256  ?= a91b905fbcf5f27b6dd9e777f5825d6f3472856f0d4be2c7c4575f0c6f4e182a
+SQLITE_SHELL_ZIP      ?= sqlite-amalgamation-3530400
+# cargo from PATH, else where rustup puts it (a CI shell may not source ~/.cargo/env).
+CARGO     ?= $(or $(shell command -v cargo 2>/dev/null),$(wildcard $(HOME)/.cargo/bin/cargo),cargo)
 SQLITE_DIR         ?= $(BUILD)/sqlite
 SQLITE_C           := $(SQLITE_DIR)/sqlite3.c
 
@@ -59,16 +73,31 @@ all: native
 native: $(NATIVE)/libtempcrypt.a $(NATIVE)/sqlite3
 
 # ---------------------------------------------------------------- SQLite
+# cargo fetches the crate through a throw-away manifest (the crate is
+# never built) into a CARGO_HOME of the build's own; the .crate file is
+# then checked and unpacked by hand.
+SQLITE_DL := $(BUILD)/dl
+# (rustup's cargo looks for rustc under CARGO_HOME: point it at the real one.)
+SQLITE_CARGO = CARGO_HOME=$(abspath $(SQLITE_DL))/cargo-home \
+    $(if $(wildcard $(dir $(CARGO))rustc),RUSTC=$(dir $(CARGO))rustc) $(CARGO)
 $(SQLITE_C):
-	@mkdir -p $(BUILD)/dl $(SQLITE_DIR)
-	cd $(BUILD)/dl && $(NPM) pack --silent sqlite3@$(SQLITE_NPM_VERSION) >/dev/null
-	echo "$(SQLITE_NPM_SHA256)  $(BUILD)/dl/sqlite3-$(SQLITE_NPM_VERSION).tgz" | sha256sum -c --quiet
-	tar -xzf $(BUILD)/dl/sqlite3-$(SQLITE_NPM_VERSION).tgz -C $(BUILD)/dl \
-	    package/deps/$(SQLITE_AUTOCONF).tar.gz
-	tar -xzf $(BUILD)/dl/package/deps/$(SQLITE_AUTOCONF).tar.gz -C $(BUILD)/dl
-	cp $(BUILD)/dl/$(SQLITE_AUTOCONF)/sqlite3.c $(BUILD)/dl/$(SQLITE_AUTOCONF)/sqlite3.h \
-	   $(BUILD)/dl/$(SQLITE_AUTOCONF)/shell.c $(SQLITE_DIR)/
-	touch $@
+	@mkdir -p $(SQLITE_DL)/crate $(SQLITE_DIR)
+	@command -v $(CARGO) >/dev/null || { echo "make sqlite: needs cargo (crates.io) to fetch $(SQLITE_CRATE)"; exit 1; }
+	printf '[package]\nname = "sqlite-source"\nversion = "0.0.0"\nedition = "2021"\n[lib]\npath = "lib.rs"\n[dependencies]\n%s = { version = "=%s", default-features = false }\n' \
+	    $(SQLITE_CRATE) $(SQLITE_CRATE_VERSION) > $(SQLITE_DL)/crate/Cargo.toml
+	touch $(SQLITE_DL)/crate/lib.rs
+	cd $(SQLITE_DL)/crate && $(SQLITE_CARGO) fetch --quiet
+	crate=$$(cd $(SQLITE_DL)/crate && $(SQLITE_CARGO) metadata --quiet --format-version 1 \
+	    | node -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>{const p=JSON.parse(s).packages.find((p)=>p.name==="$(SQLITE_CRATE)");console.log(p.manifest_path.replace("/registry/src/","/registry/cache/").replace(/\/Cargo\.toml$$/,".crate"))})') && \
+	  echo "$(SQLITE_CRATE_SHA256)  $$crate" | sha256sum -c --quiet && \
+	  tar -xzf $$crate -C $(SQLITE_DL) $(SQLITE_CRATE)-$(SQLITE_CRATE_VERSION)/sqlite3/sqlite3.c $(SQLITE_CRATE)-$(SQLITE_CRATE_VERSION)/sqlite3/sqlite3.h
+	cd $(SQLITE_DL) && $(NPM) pack --silent $(SQLITE_SHELL_NPM)@$(SQLITE_SHELL_NPM_VERSION) >/dev/null
+	tgz=$(SQLITE_DL)/$(subst /,-,$(patsubst @%,%,$(SQLITE_SHELL_NPM)))-$(SQLITE_SHELL_NPM_VERSION).tgz && \
+	  echo "$(SQLITE_SHELL_NPM_SHA256)  $$tgz" | sha256sum -c --quiet && \
+	  tar -xzf $$tgz -C $(SQLITE_DL) package/deps/$(SQLITE_SHELL_ZIP).zip
+	unzip -p $(SQLITE_DL)/package/deps/$(SQLITE_SHELL_ZIP).zip $(SQLITE_SHELL_ZIP)/shell.c > $(SQLITE_DIR)/shell.c
+	cp $(SQLITE_DL)/$(SQLITE_CRATE)-$(SQLITE_CRATE_VERSION)/sqlite3/sqlite3.h $(SQLITE_DIR)/
+	cp $(SQLITE_DL)/$(SQLITE_CRATE)-$(SQLITE_CRATE_VERSION)/sqlite3/sqlite3.c $@
 $(SQLITE_DIR)/sqlite3.h $(SQLITE_DIR)/shell.c: $(SQLITE_C)
 sqlite: $(SQLITE_C)
 

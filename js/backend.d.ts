@@ -1,13 +1,16 @@
-// The storage backend contract: what the VFS bridge (wasm/browser/
-// opfs_library.js) calls, synchronously, for every file SQLite opens.
-// Implemented by MemoryBackend (memory-backend.js), OpfsPool
-// (opfs-pool.js) and FileBackend (file-backend.js, Node).  Written down
-// once here; the implementations refer to it.
+// The storage backend contract, written down once: what the VFS bridge
+// (wasm/browser/storage_library.js) calls, synchronously, for every file
+// SQLite opens (StorageBackend), and what a backend file default-exports
+// so that open(name, { storage }) can find it (StorageKind; the registry
+// is js/backends.js).  Implemented by memory-backend.js, opfs-pool.js (with
+// opfs-backend.js) and file-backend.js (Node).  Every registered backend
+// passes the conformance suite in test/conformance/ (the contract's checks
+// in contract.js, the SQL cases in cases.js).
 //
 // Errors: a method throws; an error with a numeric `sqliteCode` becomes
 // that SQLite result code, a QuotaExceededError SQLITE_FULL, anything else
-// the SQLITE_IOERR_* code of the method.  The error is kept and appended to
-// SQLite's message by the API.
+// the SQLITE_IOERR_* code of the method (js/errors.js: storageCode).  The
+// error becomes the `cause` of the SqliteError the API call fails with.
 
 /**
  * One open file (one per xOpen call), as the backend chose to represent it.
@@ -24,8 +27,10 @@ export interface BackendHandle {
 }
 
 export interface StorageBackend<H extends BackendHandle = BackendHandle> {
-  /** 'memory' | 'opfs' | 'file' */
+  /** The name of its StorageKind: 'memory' | 'opfs' | 'file' */
   readonly kind: string;
+  /** Bytes the backend stores before each file's data (the OPFS pool's header; else 0). */
+  readonly headerSize: number;
   /**
    * Open `name` (SQLite's full path name, "/..."), or a new temp file when name is null.  flags are
    * SQLite's open flags: without SQLITE_OPEN_CREATE a missing file is an error (sqliteCode SQLITE_CANTOPEN).
@@ -44,12 +49,35 @@ export interface StorageBackend<H extends BackendHandle = BackendHandle> {
   xDelete(name: string): boolean;
   xAccess(name: string, flags?: number): boolean;
 
-  /** Make room ahead of need (the OPFS pool creates files; others resolve at once). */
+  /**
+   * Make room ahead of need: at least n files free, and the backend's own minimum (the OPFS pool
+   * creates files; others resolve at once).
+   */
   reserve(n?: number): Promise<void>;
-  /** Release everything (handles, locks). */
-  close(): void;
+  /** Resolves once the backend's own work in flight is done (the OPFS pool's top-up); optional. */
+  settled?(): Promise<void>;
+  /** Release everything (handles, locks); may return a promise that settles once nothing is in flight. */
+  close(): void | Promise<void>;
   /** The files stored now, for inspection. */
   list(): { file?: string; path: string | null; flags: number; size: number }[];
+  /** Old temp files removed when the backend opened (a crashed tab's or process's). */
+  readonly wipedAtOpen?: { file?: string; path: string | null; flags: number; size: number }[];
   /** Raw bytes of every file the backend holds (OPFS pool, file), for leak checks. */
   scan?(): { file: string; path: string | null; flags: number; bytes: Uint8Array }[];
+}
+
+/** What a backend file default-exports, and js/backends.js lists. */
+export interface StorageKind<B extends StorageBackend = StorageBackend> {
+  /** The name users pass as open(name, { storage }). */
+  readonly name: string;
+  /** True when the data outlives the backend object (closed and opened again, it is still there). */
+  readonly persistent: boolean;
+  /** The open() options this storage reads, with their defaults. */
+  readonly options: Readonly<Record<string, unknown>>;
+  /** Why this storage cannot be used here (the user's error message, SQLITE_CANTOPEN), or null. */
+  unavailable(): string | null | Promise<string | null>;
+  /** The storage of database `name` (options: open()'s). */
+  open(name: string, options: Record<string, unknown>): Promise<B>;
+  /** Open options for a fresh, empty storage of its own named by tag, and how to remove it (tests). */
+  scratch(tag: string): Promise<{ options: Record<string, unknown>; dispose(): void | Promise<void> }>;
 }

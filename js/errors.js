@@ -1,20 +1,66 @@
-// The error type of every API: code is SQLite's extended result code,
-// message SQLite's text.  Shared by the main thread (index.js) and the
-// engine in the Worker (engine.js), which rebuild it on their side of
-// postMessage.
-import { SQLITE_MISUSE } from './constants.js';
+// The error type of every API, and the one shape an error has on its way
+// up: a storage backend throws, the bridge hands SQLite a result code and
+// keeps the exception, the engine builds an SqliteError with SQLite's code
+// and message and the backend's exception as its `cause`, and the Worker
+// sends it to the main thread as plain data (toWire) that the caller gets
+// back as the same SqliteError, cause included (fromWire).
+import { SQLITE_MISUSE, SQLITE_FULL } from './constants.js';
 
 export class SqliteError extends Error {
-  constructor(message, code) {
-    super(message);
+  // code: SQLite's extended result code.  options.cause: what failed
+  // underneath (a storage backend's exception, an error in a user function).
+  constructor(message, code, options) {
+    super(message, options);
     this.name = 'SqliteError';
     this.code = code;
     this.primaryCode = code & 0xff;
   }
 }
 
-// A call on a closed database: thrown by the engine (Database.assertOpen),
+// A call on a closed database: thrown by the engine (Connection.assertOpen),
 // and by the main thread's Database, whose Worker is gone once closed.
 export function closedError() {
   return new SqliteError('database is closed', SQLITE_MISUSE);
+}
+
+// The result code of a storage backend's exception (js/backend.d.ts): the
+// code it carries (sqliteCode), SQLITE_FULL for a quota error, else dflt.
+// Used by the VFS bridge and by every direct call to a backend.
+export function storageCode(e, dflt) {
+  if (e && typeof e.sqliteCode === 'number') return e.sqliteCode;
+  if (e && e.name === 'QuotaExceededError') return SQLITE_FULL;
+  return dflt;
+}
+
+// An SqliteError for a backend's exception from a direct call (not through
+// SQLite); message says what was being done.
+export function storageError(e, dflt, message) {
+  const what = e && e.name && e.name !== 'Error' ? `${e.name}: ` : '';
+  return new SqliteError(`${message}: ${what}${e && e.message ? e.message : e}`, storageCode(e, dflt), { cause: e });
+}
+
+// What an error becomes to cross postMessage: { name, message, code?,
+// sqliteCode?, cause? } (the stack stays behind) (cause in the same shape; a chain is cut after a
+// few levels).  fromWire() rebuilds it: an SqliteError for an SqliteError,
+// else an Error with the same name.
+const WIRE_DEPTH = 4;
+export function toWire(e, depth = 0) {
+  if (!e || typeof e !== 'object') return { name: 'Error', message: String(e) };
+  const w = { name: typeof e.name === 'string' ? e.name : 'Error', message: String(e.message ?? e) };
+  // SQLite's code; of other errors only a string code (Node's 'ENOENT'),
+  // never a DOMException's legacy number, which a caller could take for one.
+  if (e.name === 'SqliteError' || typeof e.code === 'string') w.code = e.code;
+  if (typeof e.sqliteCode === 'number') w.sqliteCode = e.sqliteCode;
+  if (e.cause !== undefined && depth < WIRE_DEPTH) w.cause = toWire(e.cause, depth + 1);
+  return w;
+}
+
+export function fromWire(w) {
+  const options = w.cause !== undefined ? { cause: fromWire(w.cause) } : undefined;
+  if (w.name === 'SqliteError') return new SqliteError(w.message, w.code, options);
+  const e = new Error(w.message, options);
+  e.name = w.name;
+  if (w.code !== undefined) e.code = w.code;
+  if (w.sqliteCode !== undefined) e.sqliteCode = w.sqliteCode;
+  return e;
 }

@@ -1,5 +1,5 @@
-// Storage backend over real files in Node (storage 'file'): the contract
-// of js/backend.d.ts over node:fs.  Database names are paths relative to
+// Storage 'file' (Node): the backend contract of ./backend.d.ts over
+// node:fs.  Database names are paths relative to
 // `dir`; SQLite's journal sits next to its database.  A temp file is a real
 // file `.sqlite-tempcrypt-tmp-<pid>-<n>` in `dir` (ciphertext, as tempcrypt
 // encrypts every temp file), deleted when SQLite closes it; after a crash
@@ -7,11 +7,21 @@
 // removes them at the next open.
 
 import { SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE } from './constants.js';
+import { isNode } from './platform.js';
+
 const TEMP_PREFIX = '.sqlite-tempcrypt-tmp-';
 // Numbers the temp files of this process.  Each is created with O_EXCL
 // (trying the next number while one exists), so two backends over the same
 // directory (two databases, or two copies of this module) never share one.
 let nextTemp = 0;
+
+// node:fs, node:path and node:os, loaded when needed, so that this module
+// itself imports nothing Node-only.
+async function nodeModules() {
+  const names = ['node:fs', 'node:path', 'node:os'];
+  const [fs, path, os] = await Promise.all(names.map((n) => import(/* @vite-ignore */ n)));
+  return { fs, path, os };
+}
 
 function withCode(e, code) {
   return Object.assign(e instanceof Error ? e : new Error(String(e)), { sqliteCode: code });
@@ -22,6 +32,7 @@ export class FileBackend {
   // module itself imports nothing Node-only).
   constructor(dir, fs, path) {
     this.kind = 'file';
+    this.headerSize = 0;
     this.fs = fs;
     this.pathMod = path;
     this.dir = path.resolve(dir);
@@ -31,9 +42,7 @@ export class FileBackend {
   }
 
   static async create(dir = '.') {
-    const fsName = 'node:fs', pathName = 'node:path';
-    const fs = await import(/* @vite-ignore */ fsName);
-    const path = await import(/* @vite-ignore */ pathName);
+    const { fs, path } = await nodeModules();
     fs.mkdirSync(path.resolve(dir), { recursive: true });
     const b = new FileBackend(dir, fs, path);
     b.wipeLeftovers();
@@ -146,3 +155,19 @@ export class FileBackend {
     for (const h of [...this.open]) this.xClose(h);
   }
 }
+
+// The storage kind (./backend.d.ts).
+export default {
+  name: 'file',
+  persistent: true,
+  // dir: the directory database names are relative to.
+  options: { dir: '.' },
+  unavailable: () => (isNode ? null : "storage 'file' is for Node (node:fs); in a browser use 'opfs'"),
+  open: (name, options = {}) => FileBackend.create(options.dir ?? '.'),
+  // A fresh directory of its own, for the conformance suite.
+  async scratch(tag) {
+    const { fs, path, os } = await nodeModules();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `sqlite-tempcrypt-${tag.replace(/\W+/g, '-')}-`));
+    return { options: { dir }, dispose: () => fs.rmSync(dir, { recursive: true, force: true }) };
+  },
+};

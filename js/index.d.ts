@@ -30,7 +30,10 @@ export interface BatchResult<R = Row> extends RunResult {
 /** What import() and open({ import }) accept. */
 export type ImportSource = Uint8Array | ArrayBuffer | Blob | Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
-/** An error from SQLite: `code` is the extended result code. */
+/**
+ * An error from SQLite: `code` is the extended result code.  `cause`, when set, is what failed underneath
+ * (a storage backend's exception, in the same shape on the main thread as in the Worker).
+ */
 export declare class SqliteError extends Error {
   constructor(message: string, code: number);
   readonly name: 'SqliteError';
@@ -40,7 +43,7 @@ export declare class SqliteError extends Error {
   readonly primaryCode: number;
 }
 
-/** tempcrypt's counters (see src/tempcrypt.h). */
+/** tempcrypt's counters (SQLITE_TEMPCRYPT_STATS in src/tempcrypt.h; test/unit/methods.test.mjs holds this list to it). */
 export interface TempcryptStats {
   nFileEncrypted: number;
   nFilePlain: number;

@@ -1,11 +1,12 @@
-// Storage backend that keeps every file in a growable Uint8Array.  Used for
-// storage 'memory' (any environment, including Node); nothing persists past
-// the Worker or process.  Same typed interface as the OPFS pool.
+// Storage 'memory' (any environment, Node included): a backend (contract:
+// ./backend.d.ts) that keeps every file in a growable Uint8Array; nothing
+// persists past the backend, the Worker or the process.
 import { SQLITE_CANTOPEN, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE } from './constants.js';
 
 export class MemoryBackend {
   constructor() {
     this.kind = 'memory';
+    this.headerSize = 0;
     this.files = new Map();   // name -> { data, size }
     this.nextTemp = 0;
   }
@@ -93,3 +94,13 @@ export class MemoryBackend {
   async reserve() {}
   close() {}
 }
+
+// The storage kind (./backend.d.ts).
+export default {
+  name: 'memory',
+  persistent: false,
+  options: {},
+  unavailable: () => null,
+  open: async () => new MemoryBackend(),
+  scratch: async () => ({ options: {}, dispose() {} }),
+};

@@ -1,118 +1,102 @@
-// The calls the main-thread API makes ({ method, args } -> result), for one
-// database: answered by the dedicated Worker (./rpc-worker.js) and, where
-// there is no Worker, in-process by index.js's LocalClient.  One table, so
-// both behave the same.
+// Every method of the API, once.  A row says which object has the method
+// in each API and how the main-thread API reaches the synchronous one:
+//
+//   name, layer  the method, and the objects that have it:
+//                QUERYABLE  Database and Transaction (main thread), SyncDatabase
+//                DATABASE   Database (main thread), SyncDatabase
+//                STATEMENT  Statement (main thread), SyncStatement
+//                TEMPCRYPT  db.tempcrypt (both)
+//   async        the main-thread method: CALL is one message, generated from
+//                the row (./async-database.js) and answered by running the
+//                sync method of the same name (./rpc.js); a list names the
+//                messages a method written by hand sends; LOCAL sends none;
+//                NONE: the main-thread API has no such method
+//   sync         the SyncDatabase/SyncStatement member: DELEGATE is
+//                generated (./sync-database.js): the Connection's (or the
+//                engine Statement's) method of the same name under the
+//                call's time limit; METHOD is written by hand; PROPERTY is
+//                an object or value; NONE: no such member
+//   args         the arguments, in order (for the types, docs and tests)
+//   options      of an 'options' argument, what crosses with a CALL (the
+//                rest stays on the caller's side)
+//   send         (args) -> the message's arguments, where not args as given
+//   internal     not part of the public API (plumbing between the layers):
+//                never in the .d.ts files or the docs
+//
+// test/unit/methods.test.mjs fails when a layer, the Worker's dispatch,
+// index.d.ts, worker.d.ts or docs/api.md has a method this table does not
+// list, or lacks one it lists.  A new method: one row here, its code where
+// the row says "by hand", a line in each .d.ts and in docs/api.md.
+// Per-call options: list them in the row's `options` (and read them in
+// SyncDatabase.guard).
 
-import { open } from './worker.js';
-import { SqliteError, closedError } from './errors.js';
-import { ImportSink } from './engine.js';
-import { SQLITE_MISUSE } from './constants.js';
+export const QUERYABLE = 'queryable', DATABASE = 'database', STATEMENT = 'statement', TEMPCRYPT = 'tempcrypt';
+export const CALL = 'call', LOCAL = 'local', NONE = 'none';
+export const DELEGATE = 'delegate', METHOD = 'method', PROPERTY = 'property';
 
-// A fresh dispatcher: call(method, ...args) runs one call and resolves to
-// its result once the pool's top-up (db.pending) is done.  index.js calls
-// open first; after close the database is kept, so that every later call
-// meets the engine's "database is closed" check (Database.assertOpen).
-export function createDispatcher() {
-  let db = null;
-  // Prepared statements (by id) and the one import in progress.
-  const stmts = new Map();
-  let nextId = 1;
-  let sink = null;
-  const stmt = (id) => {
-    const st = stmts.get(id);
-    if (!st) throw new SqliteError(`statement ${id} is finalized`, SQLITE_MISUSE);
-    return st;
-  };
-  const keep = (st) => { const id = nextId++; stmts.set(id, st); return id; };
-  const drop = (id) => { const st = stmts.get(id); if (st) { st.finalize(); stmts.delete(id); } };
-  const methods = {
-    async open(name, options) {
-      if (db) throw new Error('this worker already has a database open');
-      const { setup, ...rest } = options || {};
-      db = await open(name, rest);
-      if (setup) {
-        // The app's module registers its functions on the sync database.
-        try {
-          const mod = await import(/* @vite-ignore */ setup);
-          if (typeof mod.default !== 'function') throw new TypeError(`setup module ${setup} has no default export function`);
-          await mod.default(db);
-        } catch (e) {
-          db.close();
-          db = null;
-          throw e;
-        }
-      }
-      return { storage: db.storage };
-    },
-    exec: (sql) => db.exec(sql),
-    query: (sql, params, options) => db.query(sql, params, options),
-    run: (sql, params) => db.run(sql, params),
-    batch: (list, options) => db.batch(list, options),
-    txBegin: () => db.guard(() => db.db.txBegin()),
-    txEnd: (commit) => db.guard(() => db.db.txEnd(commit)),
-    // Statements: prepare gives an id; a cursor (iterate) is a statement
-    // whose rows are fetched page by page.
-    prepare: (sql) => {
-      const st = db.db.prepare(sql);
-      return { id: keep(st), columns: st.columns(), readonly: st.readonly };
-    },
-    stmtRun: (id, params) => db.guard(() => stmt(id).run(params)),
-    stmtGet: (id, params, options) => db.guard(() => stmt(id).get(params, options)),
-    stmtAll: (id, params, options) => db.guard(() => stmt(id).all(params, options)),
-    stmtOpen: (id, params, options) => db.guard(() => stmt(id).open(params, options)),
-    stmtReset: (id) => stmt(id).reset(),
-    finalize: (id) => drop(id),
-    cursorOpen: (sql, params, options) => {
-      const st = db.db.prepare(sql, { persistent: false });
-      try { db.guard(() => st.open(params, options)); } catch (e) { st.finalize(); throw e; }
-      return keep(st);
-    },
-    // Up to n rows; a one-off cursor is finalized once done.
-    page: (id, n, own) => {
-      const res = db.guard(() => stmt(id).page(n));
-      if (res.done && own) drop(id);
-      return res;
-    },
-    importBegin: async () => {
-      if (sink) sink.abort();
-      sink = null;
-      await db.reserve(Math.max(db.backend.minFree ?? 0, 2));
-      sink = new ImportSink(db.db);
-    },
-    importChunk: (bytes) => {
-      if (!sink) throw new SqliteError('no import in progress', SQLITE_MISUSE);
-      try { sink.write(bytes); } catch (e) { sink.abort(); sink = null; throw e; }
-    },
-    importEnd: (ok) => {
-      if (!sink) throw new SqliteError('no import in progress', SQLITE_MISUSE);
-      const s = sink;
-      sink = null;
-      if (!ok) { s.abort(); return; }
-      db.guard(() => s.finish(), false);
-    },
-    export: () => db.export(),
-    heapSize: () => db.heapSize(),
-    stats: (reset) => db.tempcrypt.stats(reset),
-    setEnabled: (on) => db.tempcrypt.setEnabled(on),
-    files: () => ({ list: db.files.list(), wipedAtOpen: db.files.wipedAtOpen }),
-    async close() {
-      if (!db) return;
-      if (sink) { sink.abort(); sink = null; }
-      stmts.clear();   // db.close() finalizes them
-      await db.pending;
-      await db.close();
-    },
-  };
-  return {
-    async call(method, ...args) {
-      if (!Object.prototype.hasOwnProperty.call(methods, method)) throw new Error(`unknown method ${method}`);
-      if (method !== 'open' && method !== 'close') {
-        if (!db) throw closedError();   // a failed open left none
-        db.db.assertOpen();
-      }
-      const result = await methods[method](...args);
-      if (db && db.pending) await db.pending;
-      return result;
-    },
-  };
+const ROW_OPTIONS = ['rowMode'];
+
+// Rows of internal methods named names.
+function internal(layer, async, sync, ...names) {
+  return names.map((name) => ({ name, layer, async, sync, internal: true }));
+}
+
+export const METHODS = [
+  { name: 'exec', layer: QUERYABLE, async: CALL, sync: DELEGATE, args: ['sql'] },
+  { name: 'query', layer: QUERYABLE, async: CALL, sync: DELEGATE, args: ['sql', 'params', 'options'], options: ROW_OPTIONS },
+  { name: 'run', layer: QUERYABLE, async: CALL, sync: DELEGATE, args: ['sql', 'params'] },
+  { name: 'batch', layer: QUERYABLE, async: CALL, sync: DELEGATE, args: ['entries', 'options'], options: ROW_OPTIONS },
+  { name: 'prepare', layer: QUERYABLE, async: ['prepare'], sync: METHOD, args: ['sql'] },
+  { name: 'iterate', layer: QUERYABLE, async: ['cursorOpen', 'page', 'cursorClose'], sync: METHOD, args: ['sql', 'params', 'options'] },
+  { name: 'transaction', layer: QUERYABLE, async: ['txBegin', 'txEnd'], sync: METHOD, args: ['fn'] },
+
+  { name: 'export', layer: DATABASE, async: CALL, sync: METHOD, args: [] },
+  { name: 'exportStream', layer: DATABASE, async: ['cursorOpen', 'page', 'cursorClose'], sync: METHOD, args: ['options'] },
+  { name: 'import', layer: DATABASE, async: ['importBegin', 'importChunk', 'importEnd'], sync: METHOD, args: ['source'] },
+  { name: 'heapSize', layer: DATABASE, async: CALL, sync: METHOD, args: [] },
+  { name: 'files', layer: DATABASE, async: ['files'], sync: PROPERTY, args: [] },
+  { name: 'close', layer: DATABASE, async: ['close'], sync: METHOD, args: [] },
+  { name: 'function', layer: DATABASE, async: NONE, sync: METHOD, args: ['name', 'fn', 'options'] },
+  { name: 'aggregate', layer: DATABASE, async: NONE, sync: METHOD, args: ['name', 'spec'] },
+  { name: 'collation', layer: DATABASE, async: NONE, sync: METHOD, args: ['name', 'compare'] },
+  { name: 'observe', layer: DATABASE, async: NONE, sync: METHOD, args: ['fn'] },
+  { name: 'reserve', layer: DATABASE, async: NONE, sync: METHOD, args: ['n'] },
+
+  { name: 'columns', layer: STATEMENT, async: LOCAL, sync: METHOD, args: [] },
+  { name: 'run', layer: STATEMENT, async: CALL, sync: DELEGATE, args: ['params'] },
+  { name: 'get', layer: STATEMENT, async: CALL, sync: DELEGATE, args: ['params', 'options'], options: ROW_OPTIONS },
+  { name: 'all', layer: STATEMENT, async: CALL, sync: DELEGATE, args: ['params', 'options'], options: ROW_OPTIONS },
+  { name: 'iterate', layer: STATEMENT, async: ['stmtOpen', 'page', 'cursorClose'], sync: METHOD, args: ['params', 'options'] },
+  { name: 'finalize', layer: STATEMENT, async: ['finalize'], sync: METHOD, args: [] },
+
+  { name: 'stats', layer: TEMPCRYPT, async: CALL, sync: METHOD, args: ['reset'], send: (reset = false) => [!!reset] },
+  { name: 'setEnabled', layer: TEMPCRYPT, async: CALL, sync: METHOD, args: ['on'], send: (on) => [!!on] },
+
+  // Plumbing of the main-thread API (./async-database.js).
+  ...internal(QUERYABLE, LOCAL, NONE, 'call', 'send', 'lock'),
+  ...internal(STATEMENT, LOCAL, NONE, 'call'),
+  // What the Worker's dispatch (./rpc.js) uses of the sync API beyond the
+  // public methods: the pieces its messages are made of.
+  ...internal(DATABASE, NONE, METHOD, 'assertOpen', 'guard', 'limited', 'idle', 'txBegin', 'txEnd', 'cursor', 'importBegin'),
+  ...internal(STATEMENT, NONE, METHOD, 'cursor'),
+];
+
+// The rows that match every field of `where`.
+export function rows(where) {
+  return METHODS.filter((m) => Object.entries(where).every(([k, v]) => m[k] === v));
+}
+
+// The message a CALL row sends: the name, prefixed by its object.
+export function messageOf(m) {
+  return m.layer === STATEMENT ? `stmt.${m.name}` : m.layer === TEMPCRYPT ? `tempcrypt.${m.name}` : m.name;
+}
+
+// The arguments a CALL sends for the API arguments args: only the options
+// the row names cross, and no more arguments than the row has.
+export function wireArgs(m, args) {
+  if (m.send) return m.send(...args);
+  const out = args.slice(0, m.args.length);
+  const at = m.args.indexOf('options');
+  if (at >= 0) out[at] = args[at] && Object.fromEntries(m.options.map((k) => [k, args[at][k]]));
+  return out;
 }

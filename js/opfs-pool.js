@@ -1,7 +1,8 @@
-// Storage backend over the Origin Private File System: a pool of files in
-// one OPFS directory, each opened once with a FileSystemSyncAccessHandle
-// (these can only be created asynchronously, so they are created ahead of
-// need: at open, and topped up by reserve() between calls).
+// The storage backend of storage 'opfs' (contract: ./backend.d.ts; its
+// options and names: ./opfs-backend.js): a pool of files in one OPFS
+// directory, each opened once with a FileSystemSyncAccessHandle (these can
+// only be created asynchronously, so they are created ahead of need: at
+// open, and again after each call that took free files).
 //
 // Every pool file starts with a 4096-byte header saying which SQLite file
 // it holds (path, open flags, checksum); the file's bytes follow.  A pool
@@ -22,9 +23,18 @@ import {
   POOL_OFFSET_PATH_LENGTH, POOL_OFFSET_CHECKSUM, POOL_OFFSET_PATH,
 } from './constants.js';
 
-// A path's room in the header (after magic, flags, length, checksum).  The
-// VFS's mxPathname (opfs_vfs.c) stays well under it, suffixes included.
-const PATH_MAX = HEADER_SIZE - POOL_OFFSET_PATH;
+// The pool's defaults: free files kept ready (a statement can open at most
+// that many temp files at once), and how long open() waits for the tab
+// holding the pool: long enough for a reload or a closing tab to hand it
+// over (its Worker lets go within a few hundred ms), short enough that a
+// tab really holding it makes open() fail with SQLITE_BUSY instead of
+// hanging.
+export const DEFAULTS = { minFree: 16, lockTimeoutMs: 5000 };
+
+// A path's room in the header (after magic, flags, length, checksum).
+// The longest path SQLite hands the VFS, plus a suffix, fits in it
+// (test/unit/storage.test.mjs).
+export const PATH_ROOM = HEADER_SIZE - POOL_OFFSET_PATH;
 // Files that outlive a connection (never wiped as temp leftovers).
 export const PERSISTENT = SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_SUPER_JOURNAL | SQLITE_OPEN_WAL;
 export const POOL_ROOT = '.sqlite-tempcrypt';
@@ -35,6 +45,13 @@ const decoder = new TextDecoder();
 
 function sqliteError(code, message) {
   return Object.assign(new Error(message), { sqliteCode: code });
+}
+
+// The UTF-8 bytes of a path for a pool file's header, or SQLITE_CANTOPEN.
+function pathBytes(path) {
+  const bytes = encoder.encode(path);
+  if (bytes.length > PATH_ROOM) throw sqliteError(SQLITE_CANTOPEN, `file name too long for the OPFS pool: ${path}`);
+  return bytes;
 }
 
 function fnv1a(bytes, n) {
@@ -48,6 +65,7 @@ function isTempSlot(flags) {
   return (flags & SQLITE_OPEN_DELETEONCLOSE) !== 0 || (flags & PERSISTENT) === 0;
 }
 
+// Whether OPFS sync access handles exist here (a dedicated Worker).
 export function opfsAvailable() {
   return typeof navigator === 'object' && !!navigator.storage?.getDirectory &&
     typeof FileSystemSyncAccessHandle !== 'undefined';
@@ -102,7 +120,7 @@ export async function accessHandles(dir, deadline, pauseMs = 50) {
 
 export class OpfsPool {
   // Open (creating if needed) the pool in directory POOL_ROOT/<name>.
-  static async open(name, { minFree = 16, lockTimeoutMs = 0 } = {}) {
+  static async open(name, { minFree = DEFAULTS.minFree, lockTimeoutMs = DEFAULTS.lockTimeoutMs } = {}) {
     if (!opfsAvailable()) {
       throw sqliteError(SQLITE_CANTOPEN, 'OPFS with FileSystemSyncAccessHandle is not available here (it needs a dedicated Worker in a browser that supports OPFS)');
     }
@@ -141,6 +159,7 @@ export class OpfsPool {
 
   constructor(name, dir, minFree) {
     this.kind = 'opfs';
+    this.headerSize = HEADER_SIZE;
     this.name = name;
     this.dir = dir;
     this.minFree = minFree;
@@ -152,6 +171,7 @@ export class OpfsPool {
     this.inflight = new Set();   // reserve() calls still running
     this.nextTemp = 0;
     this.reserveError = null;    // why the last reserve() failed, if it did
+    this.topping = null;         // the top-up after a call took free files
     this.headerBuf = new Uint8Array(HEADER_SIZE);
     this.at = { at: 0 };         // reused { at } of xRead/xWrite
   }
@@ -165,19 +185,18 @@ export class OpfsPool {
     const dv = new DataView(h.buffer);
     const n = dv.getUint32(POOL_OFFSET_PATH_LENGTH, true);
     if (dv.getUint32(POOL_OFFSET_MAGIC, true) !== MAGIC) return h.every((b) => b === 0) ? null : { damaged: 'no pool header' };
-    if (n === 0 || n > PATH_MAX) return { damaged: `path length ${n}` };
+    if (n === 0 || n > PATH_ROOM) return { damaged: `path length ${n}` };
     const sum = dv.getUint32(POOL_OFFSET_CHECKSUM, true);
     dv.setUint32(POOL_OFFSET_CHECKSUM, 0, true);
     if (fnv1a(h, POOL_OFFSET_PATH + n) !== sum) return { damaged: 'checksum mismatch' };
     return { flags: dv.getUint32(POOL_OFFSET_FLAGS, true), path: decoder.decode(h.subarray(POOL_OFFSET_PATH, POOL_OFFSET_PATH + n)) };
   }
 
-  writeHeader(slot, path, flags) {
+  // bytes: pathBytes() of the file's path, or null for a free file.
+  writeHeader(slot, bytes, flags) {
     const h = this.headerBuf;
     h.fill(0);
-    if (path !== null) {
-      const bytes = encoder.encode(path);
-      if (bytes.length > PATH_MAX) throw sqliteError(SQLITE_CANTOPEN, `file name too long for the OPFS pool: ${path}`);
+    if (bytes !== null) {
       const dv = new DataView(h.buffer);
       dv.setUint32(POOL_OFFSET_MAGIC, MAGIC, true);
       dv.setUint32(POOL_OFFSET_FLAGS, flags, true);
@@ -246,15 +265,32 @@ export class OpfsPool {
     this.free.push(slot);
   }
 
-  // Create pool files until at least minFree (or `want`) are free.  A
+  // Create pool files until at least minFree and `want` are free.  A
   // failure is kept (reserveError) so that an open finding no free file
   // can say why (a quota error becomes SQLITE_FULL there).
   // Each call is tracked until it settles, so that close() can wait for it.
-  reserve(want = this.minFree) {
-    const p = this.grow(want).then(() => { this.reserveError = null; }, (e) => { this.reserveError = e; throw e; });
+  // Grows run one after the other: two at once would each see the same
+  // shortfall and both fill it.
+  reserve(want = 0) {
+    const grow = () => this.grow(Math.max(want, this.minFree));
+    this.growing = (this.growing ?? Promise.resolve()).then(grow, grow);
+    const p = this.growing.then(() => { this.reserveError = null; }, (e) => { this.reserveError = e; throw e; });
     const tracked = p.catch(() => {}).then(() => this.inflight.delete(tracked));
     this.inflight.add(tracked);
     return p;
+  }
+
+  // After an open took a free file: top the pool up again once the
+  // synchronous call that opened it has returned (sync access handles can
+  // only be created asynchronously).  A failure stays in reserveError.
+  topUp() {
+    if (this.topping || this.closed || this.free.length >= this.minFree) return;
+    this.topping = Promise.resolve().then(() => this.reserve()).catch(() => {}).then(() => { this.topping = null; });
+  }
+
+  // Resolves once no top-up or reserve() is in flight.
+  async settled() {
+    while (this.topping || this.inflight.size) await Promise.all([this.topping, ...this.inflight]);
   }
 
   async grow(want) {
@@ -277,7 +313,7 @@ export class OpfsPool {
     if (!slot) {
       if (name !== null && !(flags & SQLITE_OPEN_CREATE)) throw sqliteError(SQLITE_CANTOPEN, `no such file in the OPFS pool: ${name}`);
       const path = name !== null ? name : `/tmp/${this.nextTemp + 1}`;
-      if (encoder.encode(path).length > PATH_MAX) throw sqliteError(SQLITE_CANTOPEN, `file name too long for the OPFS pool: ${path}`);
+      const bytes = pathBytes(path);
       slot = this.free.pop();
       if (!slot) {
         const cause = this.reserveError;
@@ -290,8 +326,9 @@ export class OpfsPool {
       slot.gen++;
       slot.path = path;
       slot.flags = flags;
+      this.topUp();
       try {
-        this.writeHeader(slot, slot.path, flags);
+        this.writeHeader(slot, bytes, flags);
         if (name !== null) slot.ah.flush();
       } catch (e) {
         // The slot stays free (a torn header reads as free at next open).
@@ -390,38 +427,5 @@ export class OpfsPool {
       if (this.unlock) { this.unlock(); this.unlock = null; }
     });
     return this.closing;
-  }
-}
-
-// List everything in OPFS (recursively): path, kind, size; files locked by
-// an access handle elsewhere show size null.
-export async function listOpfs() {
-  const out = [];
-  const root = await navigator.storage.getDirectory();
-  async function walk(dir, prefix) {
-    for await (const [name, h] of dir.entries()) {
-      const path = prefix + '/' + name;
-      if (h.kind === 'directory') {
-        out.push({ path, kind: 'directory', size: null });
-        await walk(h, path);
-      } else {
-        let size = null;
-        try { size = (await h.getFile()).size; } catch { /* locked */ }
-        out.push({ path, kind: 'file', size });
-      }
-    }
-  }
-  await walk(root, '');
-  return out;
-}
-
-// Remove a pool directory (it must not be open anywhere).
-export async function deletePool(name) {
-  const root = await navigator.storage.getDirectory();
-  const top = await root.getDirectoryHandle(POOL_ROOT, { create: true });
-  try {
-    await top.removeEntry(name, { recursive: true });
-  } catch (e) {
-    if (e.name !== 'NotFoundError') throw e;
   }
 }

@@ -150,4 +150,5 @@ export declare function deletePool(pool: string): Promise<void>;
 export declare function poolNameOf(name: string): Promise<string>;
 export declare const HEADER_SIZE: number;
 export declare const POOL_ROOT: string;
+/** tempcrypt's counter names in order, as the C library has them: filled when the first database opens (empty before). */
 export declare const STATS_FIELDS: readonly (keyof TempcryptStats)[];

@@ -1,11 +1,17 @@
-# Speed, measured side by side, never asserted (issue 13; docs/performance.md).
-#   make bench         native, WASI (node:wasi) and Chromium over OPFS, the
-#                      SQL of test/bench/workloads.txt on each BENCH_ROWS,
-#                      medians of BENCH_REPS alternating runs; then the 1 GiB
-#                      larger-than-memory run (BENCH_BIG_MIB) in Chromium.
+# Speed, measured side by side, never asserted (docs/performance.md).  All
+# benchmark code lives in test/bench/ and all its rules here.
+#   make bench         native, WASI (node:wasi and wasmtime) and Chromium
+#                      over OPFS, the SQL of test/bench/workloads.txt on each BENCH_ROWS,
+#                      with both settings (equal, default), medians of
+#                      BENCH_REPS alternating runs; ChaCha20 against
+#                      libsodium; then the 1 GiB larger-than-memory run
+#                      (BENCH_BIG_MIB) in Chromium.
 #                      Results: build/bench/results.json and results.md.
 #   make bench-smoke   the same harnesses on a few rows, one run each, no
 #                      big run: keeps them working in CI.
+#   make bench-engine  the engines alone (no storage, temp_store=MEMORY),
+#                      ours against the official build in Node (CPU time)
+#                      and in Chromium: test/bench/engine.mjs.
 BENCH_ROWS    ?= 200000 1000000
 BENCH_REPS    ?= 5
 BENCH_BIG_MIB ?= 1024
@@ -32,21 +38,70 @@ bench-native: $(NATIVE)/bench
 	for n in $(BENCH_ROWS); do for s in equal default; do \
 	    TMPDIR=$(BENCH_DIR) $< $$n $(BENCH_REPS) $(BENCH_WORK) $(BENCH_DIR)/native.jsonl $$s || exit 1; done; done
 
-# $(BUILD)/wasi/bench.wasm: mk/wasi.mk.
+# $(BUILD)/wasi/bench.wasm and WASMTIME: mk/wasi.mk.  Under node:wasi
+# (wasi.jsonl), then under `wasmtime run` (wasi-wasmtime.jsonl).
 bench-wasi: $(BUILD)/wasi/bench.wasm
 	cp $(BENCH_WORK) $(BENCH_DIR)/workloads.txt
 	cd $(BENCH_DIR) && for n in $(BENCH_ROWS); do for s in equal default; do \
 	    $(WASI_NODE) $(CURDIR)/wasm/wasi/run.mjs --dir=. --env TMPDIR=. $(CURDIR)/$< \
-	        $$n $(BENCH_REPS) workloads.txt wasi.jsonl $$s || exit 1; done; done
+	        $$n $(BENCH_REPS) workloads.txt wasi.jsonl $$s || exit 1; \
+	    $(WASMTIME) run --dir=. --env TMPDIR=. $(CURDIR)/$< \
+	        $$n $(BENCH_REPS) workloads.txt wasi-wasmtime.jsonl $$s || exit 1; done; done
 
 bench-browser: browser
 	node test/bench/browser.mjs --rows="$(BENCH_ROWS)" --reps=$(BENCH_REPS) --out=$(BENCH_DIR)/browser.jsonl
 
+# Ours encrypted and with plaintext temp files (what the cipher costs), then
+# the official build.
 bench-big: browser $(BENCH_DIR)/capped/sqlite3.mjs
-	node test/bench/browser.mjs --big=$(BENCH_BIG_MIB) --cap=$(BENCH_DIR)/capped/sqlite3.wasm --out=$(BENCH_DIR)/big.jsonl
+	node test/bench/browser.mjs --big=$(BENCH_BIG_MIB) --big-plain --cap=$(BENCH_DIR)/capped/sqlite3.wasm --out=$(BENCH_DIR)/big.jsonl
 
 bench-report:
 	node test/bench/report.mjs $(BENCH_DIR)
+
+# ---------------------------------------------------------------- builds
+# test/bench/bench.c natively: the shipped tempcrypt.o with the test build
+# of chacha20.o, whose hooks let it time every cipher path.
+$(NATIVE)/bench: test/bench/bench.c $(NATIVE)/tempcrypt.o $(NATIVE_TEST)/chacha20.o $(NATIVE)/sqlite3.o
+	$(CC) $(NATIVE_CFLAGS) -DHAVE_LIBSODIUM -DSQLITE_TEMPCRYPT_TESTING -o $@ $< \
+	    $(NATIVE)/tempcrypt.o $(NATIVE_TEST)/chacha20.o $(NATIVE)/sqlite3.o -lsodium -lpthread -lm
+# Just the cipher: every path against libsodium (about 5 s).
+.PHONY: bench-chacha-native
+bench-chacha-native: $(NATIVE)/bench
+	$< cipher
+
+# test/bench/bench.c for wasm32-wasi, linked with the shipped libraries.
+$(WASI)/bench.wasm: test/bench/bench.c $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a $(WASI_STAMP)
+	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -o $@ $< \
+	    $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a
+
+# ChaCha20 in wasm against libsodium.js (test/bench/chacha-node.mjs, then
+# test/bench/chacha-browser.mjs in every browser engine installed;
+# BROWSERS picks them): clang's WASI build and emscripten's, every path.
+CHACHA_BENCH_EXPORTS := tempcrypt_chacha20_xor tempcrypt_chacha20_use_path \
+    tempcrypt_chacha20_path_name tempcrypt_chacha20_path_missing malloc
+CHACHA_BENCH_COMMA := ,
+CHACHA_BENCH_SPACE := $(subst ,, )
+.PHONY: bench-chacha-wasm
+$(WASI)/bench/chacha-wasi.wasm: src/chacha20.c $(TC_HDR) $(WASI_STAMP)
+	@mkdir -p $(@D)
+	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc -mexec-model=reactor \
+	    $(addprefix -Wl$(CHACHA_BENCH_COMMA)--export=,$(CHACHA_BENCH_EXPORTS)) -o $@ src/chacha20.c
+$(WASI)/bench/chacha-emcc.wasm: src/chacha20.c $(TC_HDR)
+	@mkdir -p $(@D)
+	$(WASI_EMCC_ENV) $(WASI_EMCC) -O2 -msimd128 $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc \
+	    --no-entry -sSTANDALONE_WASM -sEXPORTED_FUNCTIONS=$(subst $(CHACHA_BENCH_SPACE),$(CHACHA_BENCH_COMMA),$(addprefix _,$(CHACHA_BENCH_EXPORTS))) \
+	    -o $@ src/chacha20.c
+CHACHA_BENCH_ARGS ?=
+bench-chacha-wasm: $(WASI)/bench/chacha-wasi.wasm $(WASI)/bench/chacha-emcc.wasm
+	$(WASI_NODE) test/bench/chacha-node.mjs $(CHACHA_BENCH_ARGS) $^
+	$(WASI_NODE) test/bench/chacha-browser.mjs $(CHACHA_BENCH_ARGS) $^
+
+# The engines alone (not part of `make bench`: a build-settings tool).
+.PHONY: bench-engine
+bench-engine: browser
+	node test/bench/engine.mjs --rows=$(firstword $(BENCH_ROWS)) --reps=$(BENCH_REPS)
+	node test/bench/engine.mjs --chromium --rows=$(firstword $(BENCH_ROWS)) --reps=$(BENCH_REPS)
 
 # The harnesses stay alive in CI: `make test` runs the smoke mode (a wrong or
 # differing result fails it; timings are never compared).

@@ -1,4 +1,4 @@
-# Browser build: SQLite + tempcrypt + the OPFS VFS (wasm/browser/) as an ES
+# Browser build: SQLite + tempcrypt + the storage VFS (wasm/browser/) as an ES
 # module and a .wasm file, packaged with the JS API (js/) into dist/.
 #   make browser        build dist/
 #   make test-browser   run the browser tests in every engine installed
@@ -28,48 +28,37 @@ BROWSER_SQLITE_DEFS := $(filter-out -DSQLITE_THREADSAFE=%,$(SQLITE_DEFS)) \
     -DSQLITE_OMIT_DEPRECATED -DSQLITE_MAX_MMAP_SIZE=0 -DSQLITE_USE_ALLOCA \
     -DSQLITE_ENABLE_BYTECODE_VTAB -DSQLITE_ENABLE_DBSTAT_VTAB $(BROWSER_API_DEFS)
 
-# ---- speed (issue 13): the wasm settings of the Makefile's WASM_SQLITE_DEFS,
-# and the optimisation and memory flags; docs/performance.md.
+# ---- speed: the wasm settings of the Makefile's WASM_SQLITE_DEFS, and
+# the optimisation and memory flags; docs/performance.md.
 BROWSER_SQLITE_DEFS += $(WASM_SQLITE_DEFS)
 # ---- end speed
 
-BROWSER_CFLAGS := $(BROWSER_OPT) -msimd128 -I$(SQLITE_DIR) -Isrc -Iwasm/browser
+# wasm features beyond the MVP, on every object and the link (emcc 3.1.6
+# enables none of them by default); every engine the package supports has
+# them.  Bulk memory turns memcpy/memset into memory.copy/memory.fill; the
+# other two make float-to-int and sign extension single instructions.
+# Measured in docs/performance.md ("Build settings").
+BROWSER_WASM_FEATURES ?= -msimd128 -mbulk-memory -mnontrapping-fptoint -msign-ext
+BROWSER_CFLAGS := $(BROWSER_OPT) $(BROWSER_WASM_FEATURES) -I$(SQLITE_DIR) -Isrc -Iwasm/browser
 
-# Only what js/ calls.
-BROWSER_EXPORT_LIST := malloc free tc_init tc_stats tc_stat_count tc_stat_name tc_codes tc_code_count \
-    tc_budget sqlite3_tempcrypt_set_enabled sqlite3_open_v2 sqlite3_close_v2 \
-    sqlite3_errmsg sqlite3_errstr sqlite3_extended_errcode \
-    sqlite3_prepare_v3 sqlite3_finalize sqlite3_step \
-    sqlite3_bind_parameter_count sqlite3_bind_parameter_name \
-    sqlite3_bind_null sqlite3_bind_int64 sqlite3_bind_double \
-    sqlite3_bind_text sqlite3_bind_blob sqlite3_column_count \
-    sqlite3_column_name sqlite3_column_type sqlite3_column_int64 \
-    sqlite3_column_double sqlite3_column_text sqlite3_column_blob \
-    sqlite3_column_bytes sqlite3_changes64 sqlite3_last_insert_rowid \
-    sqlite3_serialize sqlite3_free sqlite3_get_autocommit \
-    sqlite3_reset sqlite3_clear_bindings sqlite3_stmt_readonly \
-    sqlite3_backup_init sqlite3_backup_step sqlite3_backup_finish \
-    sqlite3_errcode \
-    tc_create_function tc_create_collation tc_set_deadline \
-    sqlite3_value_type sqlite3_value_int64 sqlite3_value_double \
-    sqlite3_value_text sqlite3_value_blob sqlite3_value_bytes \
-    sqlite3_result_null sqlite3_result_int64 sqlite3_result_double \
-    sqlite3_result_text sqlite3_result_blob sqlite3_result_error \
-    sqlite3_aggregate_context
+# Exactly the C functions js/ calls: js/ writes every such call as
+# M._<name>(...) (test/unit/exports.test.mjs holds it to that), and the
+# list is read from those calls.
+BROWSER_EXPORT_LIST := $(sort $(patsubst M._%,%,$(shell grep -ohE 'M\._[a-z][a-z0-9_]*' js/*.js)))
 BROWSER_EMPTY :=
 BROWSER_COMMA := ,
 BROWSER_EXPORTS := $(patsubst %$(BROWSER_COMMA),%,$(subst $(BROWSER_EMPTY) $(BROWSER_EMPTY),$(BROWSER_EMPTY),$(foreach f,$(BROWSER_EXPORT_LIST),_$(f)$(BROWSER_COMMA))))
 
-BROWSER_LDFLAGS := $(BROWSER_LINK_OPT) -msimd128 -sEXPORT_ES6=1 -sMODULARIZE=1 \
+BROWSER_LDFLAGS := $(BROWSER_LINK_OPT) $(BROWSER_WASM_FEATURES) -sEXPORT_ES6=1 -sMODULARIZE=1 \
     -sEXPORT_NAME=createSqliteModule -sENVIRONMENT=web,worker \
     -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=16MB -sWASM_BIGINT=1 \
     -sFILESYSTEM=0 -sEXIT_RUNTIME=0 -sINCOMING_MODULE_JS_API=instantiateWasm,print,printErr \
     -sEXPORTED_FUNCTIONS=$(BROWSER_EXPORTS) \
     -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8 \
-    --js-library wasm/browser/opfs_library.js --js-library wasm/browser/api_library.js
+    --js-library wasm/browser/storage_library.js --js-library wasm/browser/api_library.js
 
 BROWSER_JS   := $(wildcard js/*.js) js/index.d.ts js/worker.d.ts js/kysely.d.ts
-BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/opfs_vfs.o $(BROWSER)/glue.o \
+BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/storage_vfs.o $(BROWSER)/glue.o \
     $(patsubst %.c,$(BROWSER)/%.o,$(notdir $(TC_SRC)))
 
 .PHONY: browser test-browser
@@ -82,7 +71,7 @@ $(BROWSER)/sqlite3.o: $(SQLITE_C) $(BROWSER)/flags
 	@mkdir -p $(@D)
 	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) $(BROWSER_SQLITE_OPT) $(BROWSER_SQLITE_DEFS) -c $< -o $@
 
-$(BROWSER)/%.o: wasm/browser/%.c wasm/browser/opfs_vfs.h $(SQLITE_DIR)/sqlite3.h $(TC_HDR) $(BROWSER)/flags
+$(BROWSER)/%.o: wasm/browser/%.c wasm/browser/storage_vfs.h $(SQLITE_DIR)/sqlite3.h $(TC_HDR) $(BROWSER)/flags
 	@mkdir -p $(@D)
 	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) $(BROWSER_SQLITE_DEFS) -Wall -Wextra -c $< -o $@
 
@@ -98,7 +87,7 @@ $(BROWSER)/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(BROWSER)/flags
 # The link depends on its flags too (the export list, say).
 $(eval $(call flags_stamp,$(BROWSER)/ldflags,$$(BROWSER_LDFLAGS)))
 
-$(DIST)/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/opfs_library.js wasm/browser/api_library.js $(BROWSER)/ldflags
+$(DIST)/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/storage_library.js wasm/browser/api_library.js $(BROWSER)/ldflags
 	@mkdir -p $(@D)
 	$(BROWSER_ENV) $(EMCC) $(BROWSER_LDFLAGS) $(BROWSER_OBJS) -o $@
 
@@ -122,34 +111,33 @@ test-size: browser
 	node test/bench/size.mjs $(DIST)
 TEST_TARGETS += test-size
 
-# ---- speed (issue 13): the same link with the wasm heap capped, for the
+# ---- speed: the same link with the wasm heap capped, for the
 # larger-than-memory run of `make bench-big` (mk/bench.mk).
 BENCH_HEAP_CAP ?= 256MB
-$(BENCH_DIR)/capped/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/opfs_library.js $(BROWSER)/ldflags
+$(BENCH_DIR)/capped/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/storage_library.js $(BROWSER)/ldflags
 	@mkdir -p $(@D)
 	$(BROWSER_ENV) $(EMCC) $(BROWSER_LDFLAGS) -sMAXIMUM_MEMORY=$(BENCH_HEAP_CAP) $(BROWSER_OBJS) -o $@
 # ---- end speed
 
-# The API tests (test/browser/api-tests.js) import a database made by the
+# The API tests (test/api/) import a database made by the
 # native sqlite3 shell; the same tests run in Node by test-api-node.
 API_FIXTURE := $(BUILD)/api-fixtures/native.db
-$(API_FIXTURE): $(NATIVE)/sqlite3 test/browser/native-fixture.sql
+$(API_FIXTURE): $(NATIVE)/sqlite3 test/api/native-fixture.sql
 	@mkdir -p $(@D)
 	rm -f $@ $@-wal $@-shm
-	$(NATIVE)/sqlite3 $@ < test/browser/native-fixture.sql > /dev/null
+	$(NATIVE)/sqlite3 $@ < test/api/native-fixture.sql > /dev/null
 test-browser: $(API_FIXTURE)
 
 .PHONY: test-api-node
 test-api-node: browser $(API_FIXTURE)
-	node test/node/api.mjs
+	node test/api/node.mjs
 
 TEST_TARGETS += test-api-node
 
-# Unit tests of the engine, the VFS bridge and the backends in Node
-# (node:test; test/node/*.test.mjs).
+# Unit tests of the JS layers in Node (node:test; test/unit/*.test.mjs).
 .PHONY: test-node-unit
 test-node-unit: browser
-	node --test test/node/*.test.mjs
+	node --test test/unit/*.test.mjs
 
 TEST_TARGETS += test-node-unit
 
@@ -157,7 +145,7 @@ TEST_TARGETS += test-node-unit
 # runs, about 30 s; the files are removed, pass or fail).
 .PHONY: test-api-big
 test-api-big: browser $(NATIVE)/sqlite3
-	node test/node/import-big.mjs; rc=$$?; rm -rf $(BUILD)/api-big; exit $$rc
+	node test/api/import-big.mjs; rc=$$?; rm -rf $(BUILD)/api-big; exit $$rc
 TEST_TARGETS += test-api-big
 
 # The workload table where the demo page and the leak test fetch it.

@@ -93,19 +93,6 @@ test-stress: $(NATIVE_TEST)/stress
 test-smoke: $(NATIVE)/sqlite3
 	test/smoke.sh $(NATIVE)/sqlite3
 
-# Speed, measured, never asserted: ratios against plaintext temp files and
-# temp_store=MEMORY in the same process, and ChaCha20 against libsodium.
-# `make bench` (mk/bench.mk) runs it with the other targets.
-# The shipped tempcrypt.o with the test build of chacha20.o, whose hooks
-# let the bench time every cipher path.
-$(NATIVE)/bench: test/bench.c $(NATIVE)/tempcrypt.o $(NATIVE_TEST)/chacha20.o $(NATIVE)/sqlite3.o
-	$(CC) $(NATIVE_CFLAGS) -Itest -DHAVE_LIBSODIUM -DSQLITE_TEMPCRYPT_TESTING -o $@ $< \
-	    $(NATIVE)/tempcrypt.o $(NATIVE_TEST)/chacha20.o $(NATIVE)/sqlite3.o -lsodium -lpthread -lm
-# Just the cipher: every path against libsodium (about 5 s).
-.PHONY: bench-chacha-native
-bench-chacha-native: $(NATIVE)/bench
-	$< cipher
-
 # The core tests under ASan+UBSan+LSan (the asan test build above).
 .PHONY: test-native-asan
 TEST_TARGETS += test-native-asan

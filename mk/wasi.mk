@@ -1,8 +1,8 @@
 # WASI build: the SQLite shell and library with tempcrypt for wasm32-wasi
 # (wasmtime, node:wasi, jco), with Debian's clang-19 + lld-19 + wasi-libc.
 #   make wasi        build/wasi/sqlite3.wasm, libtempcrypt.a, libsqlite3.a
-#   make test-wasi   build the WASI tests and run them under node:wasi, jco
-#                    and @wasmer/wasi (and wasmtime when it is on PATH)
+#   make test-wasi   build the WASI tests (test/wasi/) and run them under
+#                    wasmtime, node:wasi and jco (WASI_RUNTIMES)
 # Compiled with -O2, linked without -O: with -O clang would run the old
 # Debian wasm-opt on the result.
 
@@ -17,12 +17,19 @@ WASI_OPT     ?= -O2
 # 128-bit SIMD: ChaCha20's four-block vector path (wasmtime, Node and
 # browsers all have it).  WASI_SIMD= builds for runtimes without it.
 WASI_SIMD    ?= -msimd128
+# Bulk memory (memcpy/memset as memory.copy/memory.fill), saturating
+# float-to-int, sign extension: in every runtime above, as in the browser
+# build (docs/performance.md).  WASI_FEATURES= builds without them.
+WASI_FEATURES ?= -mbulk-memory -mnontrapping-fptoint -msign-ext
 WASI_NODE    ?= node
+# The wasmtime CLI that scripts/install-deps.sh installs; `make test-wasi
+# bench-wasi WASMTIME=/path/to/wasmtime` tests and measures another.
+WASMTIME     ?= $(CURDIR)/build/tools/bin/wasmtime
 WASI         := $(BUILD)/wasi
 WASI_JCO     := node_modules/@bytecodealliance/jco/dist/jco.js
 
 WASI_BASE_CFLAGS := --target=$(WASI_TARGET) --sysroot=$(WASI_SYSROOT)
-WASI_CFLAGS   = $(WASI_BASE_CFLAGS) $(WASI_OPT) $(WASI_SIMD)
+WASI_CFLAGS   = $(WASI_BASE_CFLAGS) $(WASI_OPT) $(WASI_SIMD) $(WASI_FEATURES)
 WASI_LDFLAGS  = $(WASI_BASE_CFLAGS)
 
 # No threads under WASI preview1.  SQLite picks its WASI default VFS
@@ -176,40 +183,16 @@ WASI_EXTRA_TESTS := $(WASI_CTEST_PROGS) $(NATIVE)/wasi-twin/chacha_twin \
 wasi-tests: wasi $(WASI)/sqlite3-disabled.wasm $(WASI)/sqlite3.component.wasm \
     $(WASI_TEST_PROGS) $(WASI_EXTRA_TESTS)
 
-# Runs every wasm/wasi/test/*.test.mjs with node's test runner.
+# Runs every test/wasi/*.test.mjs with node's test runner, each test under
+# wasmtime (WASMTIME), node:wasi and jco: test/wasi/lib.mjs names them and
+# says how each is run.  WASI_RUNTIMES=node,jco picks fewer.
+WASI_RUNTIMES ?=
 test-wasi: wasi-tests
-	TEMPCRYPT_WASI_BUILD=$(WASI) TEMPCRYPT_NATIVE_BUILD=$(NATIVE) \
-	    $(WASI_NODE) --test $(sort $(wildcard wasm/wasi/test/*.test.mjs))
+	TEMPCRYPT_WASI_BUILD=$(WASI) TEMPCRYPT_NATIVE_BUILD=$(NATIVE) TEMPCRYPT_WASMTIME=$(WASMTIME) \
+	    $(if $(WASI_RUNTIMES),TEMPCRYPT_WASI_RUNTIMES=$(WASI_RUNTIMES)) \
+	    $(WASI_NODE) --test $(sort $(wildcard test/wasi/*.test.mjs))
 
 TEST_TARGETS += test-wasi
-
-# ChaCha20 in wasm against libsodium.js in one Node run (test/chacha_bench.mjs),
-# for `make bench`: clang's WASI build and emscripten's, every path.
-CHACHA_BENCH_EXPORTS := tempcrypt_chacha20_xor tempcrypt_chacha20_use_path \
-    tempcrypt_chacha20_path_name tempcrypt_chacha20_path_missing malloc
-CHACHA_BENCH_COMMA := ,
-CHACHA_BENCH_SPACE := $(subst ,, )
-.PHONY: bench-chacha-wasm
-$(WASI)/bench/chacha-wasi.wasm: src/chacha20.c $(TC_HDR) $(WASI_STAMP)
-	@mkdir -p $(@D)
-	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc -mexec-model=reactor \
-	    $(addprefix -Wl$(CHACHA_BENCH_COMMA)--export=,$(CHACHA_BENCH_EXPORTS)) -o $@ src/chacha20.c
-$(WASI)/bench/chacha-emcc.wasm: src/chacha20.c $(TC_HDR)
-	@mkdir -p $(@D)
-	$(WASI_EMCC_ENV) $(WASI_EMCC) -O2 -msimd128 $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc \
-	    --no-entry -sSTANDALONE_WASM -sEXPORTED_FUNCTIONS=$(subst $(CHACHA_BENCH_SPACE),$(CHACHA_BENCH_COMMA),$(addprefix _,$(CHACHA_BENCH_EXPORTS))) \
-	    -o $@ src/chacha20.c
-# Under Node, then in every browser engine installed (BROWSERS picks them).
-CHACHA_BENCH_ARGS ?=
-bench-chacha-wasm: $(WASI)/bench/chacha-wasi.wasm $(WASI)/bench/chacha-emcc.wasm
-	$(WASI_NODE) test/chacha_bench.mjs $(CHACHA_BENCH_ARGS) $^
-	$(WASI_NODE) test/bench/chacha-browser.mjs $(CHACHA_BENCH_ARGS) $^
-
-# test/bench.c for wasm32-wasi, linked with the shipped libraries: `make
-# bench-wasi` (mk/bench.mk) runs it under node:wasi.
-$(WASI)/bench.wasm: test/bench.c $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a $(WASI_STAMP)
-	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -Itest -o $@ $< \
-	    $(WASI)/libtempcrypt.a $(WASI)/libsqlite3.a
 
 # The proof's workload table in C (mk/proof.mk).
 $(WASI)/ctest/lib/proof.o: $(WORKLOADS_H)

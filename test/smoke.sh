@@ -33,7 +33,9 @@ rm -f "$work/file.db" "$work/mem.db"
 ntemp(){  # ntemp [BUDGET]: temp files the FILE run opens
   workload FILE "${1:-}" | strace -f -qq -e trace=openat -o "$work/trace" "$shell" "$work/file.db" > /dev/null 2>&1 || true
   rm -f "$work/file.db"
-  grep -c "\"$work/tmp/" "$work/trace" || true
+  # A temp file is a new name in $work/tmp, or (SQLite 3.54 on Linux) an
+  # unnamed file made with O_TMPFILE on that directory.
+  grep -cE "\"$work/tmp/|\"$work/tmp\", [^)]*O_TMPFILE" "$work/trace" || true
 }
 if command -v strace >/dev/null; then
   n0=$(ntemp 0); nsmall=$(ntemp 32768); ndefault=$(ntemp)

@@ -9,22 +9,31 @@
 // file, since the benchmark runs with journal_mode=OFF.  The wasm heap's
 // size is read from the instance's memory (it only grows, so it is the peak).
 
-const io = new Map();      // access handle -> { read, write } bytes
+const io = new Map();      // access handle -> { read, write } bytes, calls and ms
 let mainHandle = null;
 for (const op of ['read', 'write']) {
   const orig = FileSystemSyncAccessHandle.prototype[op];
   FileSystemSyncAccessHandle.prototype[op] = function (buf, opts) {
+    const t = performance.now();
     const n = orig.call(this, buf, opts);
     let c = io.get(this);
-    if (!c) io.set(this, c = { read: 0, write: 0 });
+    if (!c) io.set(this, c = { read: 0, write: 0, calls: 0, ms: 0 });
+    c.ms += performance.now() - t;
+    c.calls++;
     c[op] += n;
     return n;
   };
 }
-function tempBytes() {
-  let n = 0;
-  for (const [h, c] of io) if (h !== mainHandle) n += c.read + c.write;
-  return n;
+// Bytes, calls and time of every handle but the main database's.
+function tempIo() {
+  const t = { bytes: 0, calls: 0, ms: 0 };
+  for (const [h, c] of io) {
+    if (h === mainHandle) continue;
+    t.bytes += c.read + c.write;
+    t.calls += c.calls;
+    t.ms += c.ms;
+  }
+  return t;
 }
 
 let memory = null;         // the engine's WebAssembly.Memory
@@ -45,22 +54,29 @@ const heapBytes = () => (memory ? memory.buffer.byteLength : 0);
 
 let engine = null;         // { exec(sql), value(sql), setEnabled(on), stats(), close() }
 
-async function openOurs(name, wasm, dist) {
+async function openOurs(name, wasm, dist, options) {
   const { open } = await import(`${dist || '/dist'}/worker.js`);
-  const db = await open(name, { storage: 'opfs', ...(wasm ? { wasm } : {}) });
+  const db = await open(name, { storage: 'opfs', ...options, ...(wasm ? { wasm } : {}) });
   return {
+    version: db.query('SELECT sqlite_version() AS v')[0].v,
     exec: (sql) => db.exec(sql),
     value: (sql) => Object.values(db.query(sql)[0] ?? {})[0],
     setEnabled: (on) => db.tempcrypt.setEnabled(on),
     stats: (reset) => db.tempcrypt.stats(reset),
-    settle: () => db.pending,
+    settle: () => db.reserve(),   // the OPFS pool topped up again
     close: () => db.close(),
   };
 }
 
-async function openOfficial(name) {
+// memory: an in-memory database (":memory:"), no VFS below.
+async function openOfficial(name, memory) {
   const { default: init } = await import('/node_modules/@sqlite.org/sqlite-wasm/dist/index.mjs');
   const sqlite3 = await init({ print: () => {}, printErr: () => {} });
+  if (memory) {
+    const db = new sqlite3.oo1.DB(':memory:');
+    return { version: sqlite3.version.libVersion, exec: (sql) => db.exec(sql), value: (sql) => db.selectValue(sql),
+      setEnabled: () => {}, stats: () => null, settle: () => {}, close: () => db.close() };
+  }
   const pool = await sqlite3.installOpfsSAHPoolVfs({ name: 'bench-sahpool', initialCapacity: 12, clearOnInit: true });
   const db = new pool.OpfsSAHPoolDb(`/${name}`);
   return {
@@ -85,8 +101,9 @@ function runSql(sql) {
 }
 
 const ops = {
-  async open({ kind, name, wasm, dist }) {
-    engine = kind === 'official' ? await openOfficial(name) : await openOurs(name, wasm, dist);
+  // options: more open() options of ours (the memory tier's budget).
+  async open({ kind, name, wasm, dist, options, memory }) {
+    engine = kind === 'official' ? await openOfficial(name, memory) : await openOurs(name, wasm, dist, options);
     return { heap: heapBytes(), version: engine.version ?? null };
   },
   // Build the table; the handle written most meanwhile is the main database.
@@ -104,14 +121,16 @@ const ops = {
     engine.setEnabled(encrypt);
     if (pragmas) engine.exec(pragmas);
     engine.stats(true);
-    const t0 = tempBytes();
+    const t0 = tempIo();
     const start = performance.now();
     const result = runSql(sql);
     const ms = performance.now() - start;
     const st = engine.stats(false);
-    const below = tempBytes() - t0;
+    const t1 = tempIo();
     await engine.settle();
-    return { ms, result, tempBytesBelow: below, tempBytes: st ? Number(st.nLogicalWrite + st.nLogicalRead) : null, heap: heapBytes() };
+    return { ms, result, tempBytesBelow: t1.bytes - t0.bytes, tempCalls: t1.calls - t0.calls, tempIoMs: t1.ms - t0.ms,
+      tempBytes: st ? Number(st.nLogicalWrite + st.nLogicalRead) : null,
+      enciphered: st ? Number(st.nEnciphered) : null, heap: heapBytes() };
   },
   async close() { engine?.close(); engine = null; return true; },
 };

@@ -40,20 +40,30 @@ const SETTINGS = {
     run: 'PRAGMA temp_store=FILE; PRAGMA main.cache_size=-2000; PRAGMA temp.cache_size=-2000; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF' },
   default: { setup: 'PRAGMA journal_mode=OFF', run: '' },
 };
+// The memory tier's budget is an open() option: TIER_OPTION(n) is the
+// option for a budget of n bytes; null until the tier exists.  Wiring it is
+// this one line; then the tier-0 variant runs too, and plaintext runs
+// without the tier (in the tier-0 Worker).
+const TIER_OPTION = null;
+const TIER = TIER_OPTION !== null;
 const VARIANTS = [
-  { engine: 'official', mode: 'plain', encrypt: false },
-  { engine: 'ours', mode: 'encrypted', encrypt: true },
-  { engine: 'ours', mode: 'plain', encrypt: false },
+  { engine: 'official', label: 'official', mode: 'plain', encrypt: false },
+  { engine: 'ours', label: 'enc', mode: 'encrypted', tier: 'default', encrypt: true },
+  ...(TIER ? [{ engine: 'ours', worker: 'oursTier0', label: 'enc tier 0', mode: 'encrypted', tier: 0, encrypt: true }] : []),
+  { engine: 'ours', worker: TIER ? 'oursTier0' : 'ours', label: 'plain', mode: 'plain', tier: TIER ? 0 : 'default', encrypt: false },
 ];
 // With each build's defaults the official build keeps temp data in memory
 // (SQLITE_TEMP_STORE=2) and ours writes it, encrypted, to OPFS.  Ours with
 // temp_store=MEMORY separates the two costs: memory against OPFS, and the
 // builds themselves (what a user gets who has the heap to spare).
-// It runs in a Worker of its own (its heap, which only grows, would else
-// be recorded as the peak of the other variants of ours).
-const MEMORY = { engine: 'ours', worker: 'oursMemory', mode: 'memory', encrypt: true, pragmas: 'PRAGMA temp_store=MEMORY' };
+// Each Worker's heap only grows, so the heap recorded is the peak of its
+// variants up to that workload: every setting of the tier and the memory
+// variant have a Worker of their own.
+const MEMORY = { engine: 'ours', worker: 'oursMemory', label: 'memory', mode: 'memory', tier: 'default', encrypt: true,
+  pragmas: 'PRAGMA temp_store=MEMORY' };
 const workerOf = (v) => v.worker ?? v.engine;
 const variantsOf = (settings) => (settings === 'default' ? [...VARIANTS, MEMORY] : VARIANTS);
+const openOptionsOf = (worker) => (TIER && worker === 'oursTier0' ? TIER_OPTION(0) : {});
 
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
 const MiB = (n) => (n == null ? '-' : (n / 1048576).toFixed(1));
@@ -83,11 +93,11 @@ async function main() {
         const name = `bench-${rows}-${settings}.db`;
         const version = (await call(w.official, 'open', { kind: 'official', name })).version;
         for (const k of workers.filter((k) => k !== 'official')) {
-          await call(w[k], 'open', { kind: 'ours', name: k === 'ours' ? name : `${k}-${name}`, dist: `/${DIST}` });
+          await call(w[k], 'open', { kind: 'ours', name: k === 'ours' ? name : `${k}-${name}`, dist: `/${DIST}`, options: openOptionsOf(k) });
         }
         for (const k of workers) await call(w[k], 'setup', { pragmas: prag.setup, sql: sqlOf('setup', rows) });
         console.log(`Chromium ${browserVersion}, official ${version}: ${rows} rows, settings ${settings}, median of ${REPS}`);
-        console.log('  workload          official ms  ours-enc ms  ours-pl ms  enc/official  enc/plain  temp MiB below (off/enc/pl)');
+        console.log(`  per variant: ms (x official), temp MiB below, heap MiB; variants: ${variants.map((v) => v.label).join(', ')}`);
         for (const wl of workloads) {
           const sql = sqlOf(wl, rows);
           const runs = variants.map(() => []);
@@ -110,12 +120,12 @@ async function main() {
             failed = true;
           }
           const med = runs.map(median);
-          variants.forEach((v, i) => record({ engine: v.engine, mode: v.mode, settings, rows, workload: wl, ms: med[i], reps: REPS,
-            result: last[i].result, tempBytes: last[i].tempBytes, tempBytesBelow: last[i].tempBytesBelow, heap: last[i].heap,
+          variants.forEach((v, i) => record({ engine: v.engine, mode: v.mode, tier: v.tier ?? null, settings, rows, workload: wl, ms: med[i],
+            reps: REPS, result: last[i].result, tempBytes: last[i].tempBytes, tempBytesBelow: last[i].tempBytesBelow,
+            tempCalls: last[i].tempCalls, enciphered: last[i].enciphered, heap: last[i].heap,
             browser: browserVersion, officialVersion: version }));
-          console.log(`  ${wl.padEnd(16)} ${med[0].toFixed(1).padStart(12)} ${med[1].toFixed(1).padStart(12)} ${med[2].toFixed(1).padStart(11)}`
-            + ` ${(med[1] / med[0]).toFixed(2).padStart(13)} ${(med[1] / med[2]).toFixed(2).padStart(10)}   ${last.slice(0, 3).map((x) => MiB(x.tempBytesBelow)).join(' / ')}`
-            + (med[3] ? `   ours temp_store=MEMORY ${med[3].toFixed(1)} ms, ${(med[3] / med[0]).toFixed(2)} x official` : ''));
+          console.log(`  ${wl.padEnd(16)}${variants.map((v, i) => ` | ${v.label} ${med[i].toFixed(0)}${i ? ` (${(med[i] / med[0]).toFixed(2)})` : ''}`
+            + ` ${MiB(last[i].tempBytesBelow)} ${MiB(last[i].heap)}`).join('')}`);
         }
         for (const k of workers) { await call(w[k], 'close'); await stop(w[k]); }
       }
@@ -128,25 +138,27 @@ async function main() {
   process.exit(failed ? 1 : 0);
 }
 
-// The larger-than-memory run (issue 13, item 5).  Each case gets a fresh
+// The larger-than-memory run.  Each case gets a fresh
 // worker, so the heap it reports is that case's peak.
 async function big(start, call, stop, browserVersion) {
   const rowsOf = (mib) => Math.ceil(mib * 1048576 / 1100);
   const cases = [
     { engine: 'ours', mode: 'encrypted', mib: 10, wasm: `/${CAP}` },
     { engine: 'ours', mode: 'encrypted', mib: BIG, wasm: `/${CAP}` },
+    // --big-plain: also ours with plaintext temp files (what the cipher costs).
+    ...(process.argv.includes('--big-plain') ? [{ engine: 'ours', mode: 'plain', mib: BIG, wasm: `/${CAP}` }] : []),
     { engine: 'official', mode: 'memory (its default)', mib: BIG },
-  ];
+  ].filter((c) => !process.argv.includes('--big-ours-only') || c.engine === 'ours');
   let failed = false;
   for (const c of cases) {
     const w = await start();
     const rows = rowsOf(c.mib);
-    const name = `big-${c.mib}.db`;
+    const name = `big-${c.engine}-${c.mode.split(' ')[0]}-${c.mib}.db`;
     try {
-      const o = await call(w, 'open', { kind: c.engine, name, wasm: c.wasm });
+      const o = await call(w, 'open', { kind: c.engine, name, wasm: c.wasm, dist: `/${DIST}` });
       let t = performance.now();
       const s = await call(w, 'setup', { pragmas: 'PRAGMA journal_mode=OFF', sql: sqlOf('big.setup', rows) });
-      console.log(`big ${c.engine} ${c.mib} MiB (${rows} rows): setup ${((performance.now() - t) / 1000).toFixed(1)} s, heap ${MiB(s.heap)} MiB`);
+      console.log(`big ${c.engine} ${c.mode} ${c.mib} MiB (${rows} rows): setup ${((performance.now() - t) / 1000).toFixed(1)} s, heap ${MiB(s.heap)} MiB`);
       for (const wl of ['big.sort', 'big.vacuum']) {
         let x;
         try {
@@ -156,7 +168,8 @@ async function big(start, call, stop, browserVersion) {
         }
         record({ engine: c.engine, mode: c.mode, settings: 'default', rows, mib: c.mib, workload: wl, heapCap: c.wasm ? CAP : null,
           browser: browserVersion, officialVersion: o.version, ...x });
-        console.log(`  ${wl}: ${x.error ? `FAILED ${x.error}` : `${(x.ms / 1000).toFixed(1)} s, result ${x.result}, temp ${MiB(x.tempBytesBelow)} MiB below, heap peak ${MiB(x.heap)} MiB`}`);
+        console.log(`  ${wl}: ${x.error ? `FAILED ${x.error}` : `${(x.ms / 1000).toFixed(1)} s, result ${x.result}, temp ${MiB(x.tempBytesBelow)} MiB below`
+          + ` in ${x.tempCalls} OPFS calls taking ${(x.tempIoMs / 1000).toFixed(1)} s, ${MiB(x.enciphered)} MiB enciphered, heap peak ${MiB(x.heap)} MiB`}`);
         if (x.error && c.engine === 'ours') failed = true;
       }
     } finally {

@@ -1,6 +1,6 @@
 // ChaCha20 in wasm against libsodium.js in every browser engine the tests
 // run (test/browser/engines.mjs; BROWSERS picks them), one engine after the
-// other, with the measurement of test/chacha_bench_core.mjs: V8 (Chromium),
+// other, with the measurement of test/bench/chacha-core.mjs: V8 (Chromium),
 // SpiderMonkey (Firefox), JavaScriptCore (WebKitGTK).  Wall-clock time in
 // the page.  Speed is printed, never asserted; an output that differs from
 // libsodium's, or an engine that cannot run the page, exits 1.
@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../browser/server.mjs';
 import { selectEngines, launchEngine, freshProfile } from '../browser/engines.mjs';
-import { chachaLines } from '../chacha_bench_core.mjs';
+import { chachaLines } from './chacha-core.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const opt = (name, dflt) => Number((process.argv.find((a) => a.startsWith(`--${name}=`)) || '').split('=')[1] || dflt);

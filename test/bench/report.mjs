@@ -1,5 +1,5 @@
 // Collects the JSON lines of `make bench` (DIR/native.jsonl, wasi.jsonl,
-// browser.jsonl, big.jsonl) into DIR/results.json (with date, machine and
+// wasi-wasmtime.jsonl, browser.jsonl, big.jsonl) into DIR/results.json (with date, machine and
 // versions) and prints DIR/results.md: the ratio tables of the README's
 // Performance section.
 //   node test/bench/report.mjs build/bench
@@ -17,6 +17,7 @@ const read = (f) => {
 const recs = [
   ...read('native.jsonl').map((r) => ({ target: 'native', ...r })),
   ...read('wasi.jsonl').map((r) => ({ target: 'wasi', ...r })),
+  ...read('wasi-wasmtime.jsonl').map((r) => ({ target: 'wasi-wasmtime', ...r })),
   ...read('browser.jsonl'),
 ];
 const big = read('big.jsonl');
@@ -30,7 +31,8 @@ const results = {
   date: new Date().toISOString(),
   machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, os: `${os.type()} ${os.release()}`, loadavg: os.loadavg() },
   versions: { sqlite: sqliteVersion, official: pkgVersion('@sqlite.org/sqlite-wasm'), chromium: browser, node: process.version,
-    emcc: tryRun('emcc', ['--version']), clang: tryRun('clang-19', ['--version']) },
+    emcc: tryRun('emcc', ['--version']), clang: tryRun('clang-19', ['--version']),
+    wasmtime: tryRun(path.join(root, 'build/tools/bin/wasmtime'), ['--version']) },
   sizes: wasmSizes(),
   records: recs,
   big,
@@ -45,24 +47,54 @@ out.push(`${results.date.slice(0, 10)}, ${results.machine.cpu} (${results.machin
   + `SQLite ${sqliteVersion} (ours), @sqlite.org/sqlite-wasm ${results.versions.official}, Chromium ${browser ?? '-'}, Node ${process.version}.`, '');
 const keys = [...new Set(recs.map((r) => `${r.rows}|${r.settings}`))];
 const workloads = [...new Set(recs.map((r) => r.workload))];
-out.push('| rows | settings | workload | Chromium ours enc / official | Chromium enc / plain | Chromium ours temp_store=MEMORY / official | WASI enc / plain | native enc / plain | temp MiB below: official / ours enc (Chromium) |');
-out.push('|---|---|---|---|---|---|---|---|---|');
+// The memory tier (once wired, see test/bench/browser.mjs and bench.c):
+// records carry tier 'default' or 0; "enc" is the default budget.
+const hasTier0 = recs.some((r) => r.mode === 'encrypted' && r.tier === 0);
+const enc = (q) => find({ ...q, mode: 'encrypted', ...(hasTier0 ? { tier: 'default' } : {}) });
+const enc0 = (q) => (hasTier0 ? find({ ...q, mode: 'encrypted', tier: 0 }) : null);
+const heap = (r) => (r?.heap == null ? '-' : MiB(r.heap));
+out.push(`| rows | settings | workload | Chromium ours enc / official |${hasTier0 ? ' enc tier 0 / official |' : ''} ours plain / official | enc / plain |`
+  + ' ours temp_store=MEMORY / official | heap MiB: official / ours enc / MEMORY | temp MiB below: official / ours enc |'
+  + ` WASI enc / plain |${hasTier0 ? ' WASI enc tier 0 / plain |' : ''} native enc / plain | native heap MiB: plain / enc |`);
+out.push(`|${'---|'.repeat(hasTier0 ? 14 : 12)}`);
 for (const k of keys) {
   const [rows, settings] = [Number(k.split('|')[0]), k.split('|')[1]];
   for (const w of workloads) {
     const q = { rows, settings, workload: w };
-    const off = find({ ...q, target: 'chromium', engine: 'official' });
-    const enc = find({ ...q, target: 'chromium', engine: 'ours', mode: 'encrypted' });
-    const pl = find({ ...q, target: 'chromium', engine: 'ours', mode: 'plain' });
-    const mem = find({ ...q, target: 'chromium', engine: 'ours', mode: 'memory' });
-    const r = (t) => ratio(find({ ...q, target: t, mode: 'encrypted' }), find({ ...q, target: t, mode: 'plain' }));
-    out.push(`| ${rows} | ${settings} | ${w} | ${ratio(enc, off)} | ${ratio(enc, pl)} | ${ratio(mem, off)} | ${r('wasi')} | ${r('native')} | ${MiB(off?.tempBytesBelow)} / ${MiB(enc?.tempBytesBelow)} |`);
+    const c = { ...q, target: 'chromium' };
+    const off = find({ ...c, engine: 'official' });
+    const pl = find({ ...c, engine: 'ours', mode: 'plain' });
+    const mem = find({ ...c, engine: 'ours', mode: 'memory' });
+    const e = enc({ ...c, engine: 'ours' });
+    const r = (t, f = enc) => ratio(f({ ...q, target: t }), find({ ...q, target: t, mode: 'plain' }));
+    const nat = { ...q, target: 'native' };
+    out.push(`| ${rows} | ${settings} | ${w} | ${ratio(e, off)} |${hasTier0 ? ` ${ratio(enc0({ ...c, engine: 'ours' }), off)} |` : ''}`
+      + ` ${ratio(pl, off)} | ${ratio(e, pl)} | ${ratio(mem, off)} | ${heap(off)} / ${heap(e)} / ${heap(mem)} |`
+      + ` ${MiB(off?.tempBytesBelow)} / ${MiB(e?.tempBytesBelow)} | ${r('wasi')} |${hasTier0 ? ` ${r('wasi', enc0)} |` : ''}`
+      + ` ${r('native')} | ${heap(find({ ...nat, mode: 'plain' }))} / ${heap(enc(nat))} |`);
+  }
+}
+// WASI under node:wasi and wasmtime: milliseconds (medians) and ratios.
+if (recs.some((r) => r.target === 'wasi-wasmtime')) {
+  out.push('', `| rows | settings | workload | node:wasi enc ms | wasmtime enc ms | wasmtime / node:wasi (enc) | node:wasi enc / plain | wasmtime enc / plain | node:wasi memory / plain | wasmtime memory / plain |`,
+    '|---|---|---|---|---|---|---|---|---|---|');
+  for (const k of keys) {
+    const [rows, settings] = [Number(k.split('|')[0]), k.split('|')[1]];
+    for (const w of workloads) {
+      const get = (target, mode) => find({ rows, settings, workload: w, target, mode });
+      const [ne, we] = [get('wasi', 'encrypted'), get('wasi-wasmtime', 'encrypted')];
+      if (!ne && !we) continue;
+      const ms = (r) => (r ? r.ms.toFixed(1) : '-');
+      out.push(`| ${rows} | ${settings} | ${w} | ${ms(ne)} | ${ms(we)} | ${ratio(we, ne)} | ${ratio(ne, get('wasi', 'plain'))} | ${ratio(we, get('wasi-wasmtime', 'plain'))} | ${ratio(get('wasi', 'memory'), get('wasi', 'plain'))} | ${ratio(get('wasi-wasmtime', 'memory'), get('wasi-wasmtime', 'plain'))} |`);
+    }
   }
 }
 if (big.length) {
-  out.push('', '| larger than memory (Chromium, OPFS) | MiB | workload | seconds | heap peak MiB | temp MiB below | result |', '|---|---|---|---|---|---|---|');
+  out.push('', '| larger than memory (Chromium, OPFS) | MiB | workload | seconds | heap peak MiB | temp MiB below | OPFS calls (temp) | s in them | MiB enciphered | result |',
+    '|---|---|---|---|---|---|---|---|---|---|');
   for (const b of big) {
-    out.push(`| ${b.engine} ${b.mode}${b.heapCap ? ' (heap cap)' : ''} | ${b.mib} | ${b.workload} | ${b.error ? 'failed' : (b.ms / 1000).toFixed(2)} | ${MiB(b.heap)} | ${MiB(b.tempBytesBelow)} | ${b.error ?? b.result} |`);
+    out.push(`| ${b.engine} ${b.mode}${b.heapCap ? ' (heap cap)' : ''} | ${b.mib} | ${b.workload} | ${b.error ? 'failed' : (b.ms / 1000).toFixed(2)} | ${MiB(b.heap)}`
+      + ` | ${MiB(b.tempBytesBelow)} | ${b.tempCalls ?? '-'} | ${b.tempIoMs == null ? '-' : (b.tempIoMs / 1000).toFixed(2)} | ${MiB(b.enciphered)} | ${b.error ?? b.result} |`);
   }
 }
 const { ours, official } = results.sizes;

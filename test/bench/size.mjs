@@ -2,7 +2,7 @@
 // official @sqlite.org/sqlite-wasm's (pinned devDependency), raw and
 // gzip -9.  report.mjs records them with the benchmark; `make test-size`
 // runs this file, which exits 1 when ours is not smaller on both counts
-// (issue 11: the same extension set, FTS5 and R*Tree, must cost less).
+// (the same extension set, FTS5 and R*Tree, must cost less).
 //   node test/bench/size.mjs [dist-dir]
 import fs from 'node:fs';
 import path from 'node:path';

@@ -52,7 +52,7 @@ export async function buildConsumer({ check, ROOT, BUILD }) {
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer-app', private: true, type: 'module' }, null, 2));
   fs.writeFileSync(path.join(app, 'index.html'), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>consumer</title><pre id="out">loading</pre><script type="module" src="/src/main.js"></script>\n');
   fs.writeFileSync(path.join(app, 'src', 'main.js'), APP_MAIN);
-  fs.copyFileSync(path.join(ROOT, 'test/browser/orm-roundtrip.js'), path.join(app, 'src', 'orm-roundtrip.js'));
+  fs.copyFileSync(path.join(ROOT, 'test/api/orm-roundtrip.js'), path.join(app, 'src', 'orm-roundtrip.js'));
   // No vite.config.js: the package must work with Vite's defaults.  The
   // ORMs at the versions pinned in our devDependencies.
   const dev = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).devDependencies;

@@ -6,7 +6,7 @@
 // asserts; a check that cannot run in an engine is skipped with the reason
 // printed; any failure makes the run exit 1.
 //   node test/browser/run.mjs [--only=api,quota,pool,leak,multitab,consumer,types,conformance]
-// (The engine's Node unit tests are test/node/*.test.mjs: make test-node-unit.)
+// (The JS layers' Node unit tests are test/unit/*.test.mjs: make test-node-unit.)
 import { serve } from './server.mjs';
 import { selectEngines, launchEngine, freshProfile as newProfile } from './engines.mjs';
 import { checks } from './checks.mjs';
@@ -154,7 +154,7 @@ async function testApi(base) {
     // The API tests in every storage the engine has; the OPFS ones are
     // listed as skipped where it has none.
     const storages = noOpfs ? ['memory'] : ['opfs', 'memory'];
-    const { res, names } = await page.evaluate((storages) => import('/test/browser/api-tests.js')
+    const { res, names } = await page.evaluate((storages) => import('/test/api/async-api.js')
       .then(async (m) => ({ res: await m.run(storages), names: Object.keys(m.tests) })), storages);
     for (const r of res) check(r.ok, `api: ${r.name}`, r.error || '');
     if (noOpfs) {
@@ -417,8 +417,8 @@ async function testEngine(base) {
       else skip('multi-tab waiting and handover', E.caps.opfs);
     }
     if (want('conformance')) {
-      // The JS conformance suite (test/conformance/) over OPFS and memory.
-      if (E.caps.opfs === true) await (await import('../conformance/browser.mjs')).testConformance({ check, withBrowser, base, engine: E.name });
+      // The backend conformance suite (test/conformance/) over OPFS and memory.
+      if (E.caps.opfs === true) await (await import('../conformance/browser.mjs')).testConformance({ check, skip, withBrowser, base, engine: E.name });
       else skip('conformance suite (OPFS pool and memory backend)', E.caps.opfs);
     }
   } catch (e) {

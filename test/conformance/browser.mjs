@@ -1,8 +1,8 @@
-// The JS conformance suite in a browser engine with OPFS (registered in
-// test/browser/run.mjs):
-// cases.js over the OPFS pool and the memory backend in a Worker, every
-// variant compared with the build without tempcrypt, then the storage
-// regressions that need real OPFS.  Prints the counts per storage.
+// The backend conformance suite in a browser engine with OPFS (registered
+// in test/browser/run.mjs): in a Worker, over every storage kind that
+// works there, the backend contract and cases.js, every variant compared
+// with the build without tempcrypt; then the storage regressions that need
+// real OPFS.  Prints the counts per storage.
 import { compare } from './cases.js';
 import { VARIANTS } from './stores.js';
 
@@ -15,7 +15,7 @@ function inWorker(page, msg) {
   }), msg);
 }
 
-export async function testConformance({ check, withBrowser, base, engine = 'chromium', only = process.env.CONFORMANCE_ONLY }) {
+export async function testConformance({ check, skip, withBrowser, base, engine = 'chromium', only = process.env.CONFORMANCE_ONLY }) {
   await withBrowser('conformance', async (ctx) => {
     const page = await ctx.newPage();
     page.on('console', (m) => { if (m.type() === 'error') console.log('  [console.error]', m.text()); });
@@ -23,7 +23,9 @@ export async function testConformance({ check, withBrowser, base, engine = 'chro
     const t0 = Date.now();
     const run = await inWorker(page, { cmd: 'conformance', only });
     if (!check(run.ok, `conformance (${engine}): the suite ran`, run.error || '')) return;
-    for (const [storage, byVariant] of Object.entries(run.result)) {
+    for (const [storage, why] of Object.entries(run.result.unavailable)) skip(`conformance ${storage} (${engine}): contract and SQL cases`, why);
+    for (const [storage, { contract, variants: byVariant }] of Object.entries(run.result.kinds)) {
+      for (const r of contract) check(r.ok, `${r.name} (${engine})`, r.detail);
       let n = 0, failed = 0;
       for (const v of VARIANTS) {
         const rows = compare(`${storage} (${engine}) ${v.label}`, byVariant[v.label], v.label === 'baseline' ? null : byVariant.baseline);

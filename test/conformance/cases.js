@@ -1,9 +1,9 @@
-// The JS side of the conformance suite (issue 9): the same SQL operations
-// over one lower storage (the OPFS pool, or the memory backend), in three
-// variants - tempcrypt on, tempcrypt switched off (setEnabled(false)), and
-// a build without tempcrypt (the baseline) - and every outcome compared with
-// the baseline's.  Runs in Node (test/conformance/node.mjs: memory) and in a
-// browser Worker (test/conformance/worker.js: OPFS pool and memory).
+// The SQL cases of the backend conformance suite: the same SQL operations
+// over one storage backend, in three variants - tempcrypt on, tempcrypt
+// switched off (setEnabled(false)), and a build without tempcrypt (the
+// baseline) - and every outcome compared with the baseline's.  Runs over
+// every registered backend, in Node (node.mjs) and in a browser Worker
+// (worker.js).
 //
 // A case is a list of steps; each step's outcome is its value, or the
 // SqliteError code and message it threw.  Anything else thrown (a wasm trap:

@@ -1,6 +1,6 @@
-// Regression tests of the JS storage layer for issue 9 that run anywhere
-// (Node and a browser Worker): the backends driven directly, with fake OPFS
-// access handles where the pool needs them.  check(cond, name, detail).
+// Regression tests of the JS storage layer that run anywhere (Node and a
+// browser Worker): the backends driven directly, with fake OPFS access
+// handles where the pool needs them.  check(cond, name, detail).
 //   lib: { createEngine, MemoryBackend, OpfsPool, poolNameOf }
 
 import {
@@ -8,31 +8,13 @@ import {
   SQLITE_OPEN_DELETEONCLOSE as DELETEONCLOSE, SQLITE_CORRUPT, POOL_HEADER_SIZE as HEADER, POOL_MAGIC,
   POOL_OFFSET_MAGIC, POOL_OFFSET_FLAGS, POOL_OFFSET_PATH_LENGTH, POOL_OFFSET_CHECKSUM,
 } from '../../js/constants.js';
+import { fakeHandle } from './fakes.js';
 
 const OPEN_CREATE = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 
-// A fake FileSystemSyncAccessHandle over a byte array.
-export function fakeHandle(bytes = new Uint8Array(0)) {
-  const h = {
-    bytes, closed: false, writes: 0,
-    getSize: () => h.bytes.length,
-    read(buf, { at }) { const n = Math.max(0, Math.min(buf.length, h.bytes.length - at)); buf.set(h.bytes.subarray(at, at + n)); return n; },
-    write(buf, { at }) {
-      h.writes++;
-      if (at + buf.length > h.bytes.length) h.truncate(at + buf.length);
-      h.bytes.set(buf, at);
-      return buf.length;
-    },
-    truncate(n) { const b = new Uint8Array(n); b.set(h.bytes.subarray(0, Math.min(n, h.bytes.length))); h.bytes = b; },
-    flush() {},
-    close() { h.closed = true; },
-  };
-  return h;
-}
-
 export async function storageRegressions(lib, check, { storage }) {
-  // Defect 2: a temp file is freed by its handle, never by the name a user
-  // may also give a database ("/tmp/1" is the first temp file's label).
+  // A temp file is freed by its handle, never by the name a user may also
+  // give a database ("/tmp/1" is the first temp file's label).
   {
     const m = new lib.MemoryBackend();
     const user = m.xOpen('/tmp/1', OPEN_CREATE | MAIN_DB);
@@ -61,7 +43,7 @@ export async function storageRegressions(lib, check, { storage }) {
     check(temps > 0 && n === 2000, `${storage}: memory backend: database tmp/1 keeps its rows across a spilling ORDER BY`, `${temps} temp files; count after reopen ${n}`);
   }
 
-  // Defect 3: pool names.  Short names keep the mapping of earlier builds
+  // Pool names.  Short names keep the mapping of earlier builds
   // (their pools must still open); long ones must not share a pool.
   {
     const legacy = { 'app.db': 'app%2Edb', 'a/b c.db': 'a%2Fb%20c%2Edb', 'héllo': 'h%C3%A9llo', ['x'.repeat(200)]: 'x'.repeat(200) };
@@ -80,7 +62,7 @@ export async function storageRegressions(lib, check, { storage }) {
       `${storage}: a long name's pool starts with the readable name`, pools[0].slice(0, 50));
   }
 
-  // Issue 9: a pool file whose header is damaged is refused, not wiped.
+  // A pool file whose header is damaged is refused, not wiped.
   {
     const damaged = new Uint8Array(HEADER + 8192);
     const dv = new DataView(damaged.buffer);   // magic, a main database's flags, bad checksum

@@ -1,12 +1,13 @@
-// The lower storages of the JS conformance suite, as stores for
-// cases.js's runVariant(): each case gets a fresh store, open(name) opens a
-// database in it (engine.js's synchronous Database), restart() starts a
-// fresh wasm instance over the same storage (the OPFS pool closed and opened
-// again: what a page reload does).
+// The storages of the conformance suite, as stores for cases.js's
+// runVariant(): each case gets a fresh storage of one kind (the kind's
+// scratch()), open(name) opens a database in it (a Connection of the
+// engine, js/connection.js), restart() starts a fresh wasm instance over
+// the same storage: for a persistent kind (OPFS, files) the backend is
+// closed and opened again first, what a page reload or a new process does.
 //
-// lib: the modules of one build ({ createEngine, MemoryBackend, OpfsPool,
-// deletePool }); off: switch tempcrypt off (setEnabled(false)) in every
-// instance.
+// lib: the modules of one build (see node.mjs); kind: a StorageKind
+// (js/backend.d.ts); off: switch tempcrypt off (setEnabled(false)) in
+// every instance.
 
 // A wasm instance over backend; counts temp files opened in opens.n.
 async function engineOver(lib, backend, off, opens) {
@@ -16,44 +17,28 @@ async function engineOver(lib, backend, off, opens) {
   return engine;
 }
 
-export function memoryStores(lib, { off = false } = {}) {
+export function kindStores(lib, kind, tag, { off = false } = {}) {
+  let n = 0;
   return async () => {
-    const backend = new lib.MemoryBackend(), opens = { n: 0 };
+    const scratch = await kind.scratch(`conformance-${tag}-${++n}`);
+    const openBackend = () => kind.open('conformance.db', scratch.options);
+    const opens = { n: 0 };
+    let backend = await openBackend();
     let engine = await engineOver(lib, backend, off, opens);
     return {
       open: (name) => engine.open(name),
       tempOpens: () => opens.n,
-      async restart() { engine = await engineOver(lib, backend, off, opens); },
-      settle() {},
-      dispose() {},
-    };
-  };
-}
-
-// One pool per case, named from `tag` and the case; deleted afterwards.
-export function opfsStores(lib, tag, { off = false } = {}) {
-  let n = 0;
-  return async () => {
-    const name = `conformance-${tag}-${++n}`;
-    await lib.deletePool(name);
-    const opens = { n: 0 };
-    // Wait for the Web Lock as open() does: Firefox frees a closed pool's
-    // lock a moment after close() returns.
-    const options = { lockTimeoutMs: 5000 };
-    let pool = await lib.OpfsPool.open(name, options);
-    let engine = await engineOver(lib, pool, off, opens);
-    return {
-      open: (file) => engine.open(file),
-      tempOpens: () => opens.n,
       async restart() {
-        await pool.close();
-        pool = await lib.OpfsPool.open(name, options);
-        engine = await engineOver(lib, pool, off, opens);
+        if (kind.persistent) {
+          await backend.close();
+          backend = await openBackend();
+        }
+        engine = await engineOver(lib, backend, off, opens);
       },
-      settle: () => pool.reserve(),
+      settle: () => backend.reserve(),
       async dispose() {
-        await pool.close();
-        await lib.deletePool(name);
+        await backend.close();
+        await scratch.dispose();
       },
     };
   };

@@ -1,28 +1,38 @@
-// The browser side of the JS conformance suite: a module Worker that runs
-// cases.js over the OPFS pool and the memory backend, in every variant, and
-// the storage regressions that need real OPFS.  Driven by browser.mjs.
-//   postMessage({ cmd: 'conformance', only }) -> { storage: { variant: results } }
+// The browser side of the backend conformance suite: a module Worker that
+// runs, over every storage kind of js/backends.js that works here (OPFS,
+// memory), the backend contract (contract.js) and cases.js in every
+// variant, then the storage regressions that need real OPFS.  Driven by
+// browser.mjs.
+//   postMessage({ cmd: 'conformance', only }) -> { kinds: { kind: { contract, variants: { variant: results } } }, unavailable: { kind: why } }
 //   postMessage({ cmd: 'regressions' })       -> [{ name, ok, detail }]
 import { runVariant } from './cases.js';
-import { memoryStores, opfsStores, VARIANTS } from './stores.js';
+import { kindStores, VARIANTS } from './stores.js';
+import { checkKind } from './contract.js';
 import { storageRegressions } from './regressions.js';
 import { SQLITE_CORRUPT, POOL_HEADER_SIZE, POOL_OFFSET_CHECKSUM } from '../../js/constants.js';
 
 const DIRS = { dist: '/dist/', baseline: '/build/conformance/baseline/' };
 
 async function lib(build) {
-  const [{ createEngine }, { MemoryBackend }, pool, worker] = await Promise.all(
-    ['engine.js', 'memory-backend.js', 'opfs-pool.js', 'worker.js'].map((f) => import(DIRS[build] + f)));
-  return { createEngine, MemoryBackend, OpfsPool: pool.OpfsPool, deletePool: pool.deletePool, poolNameOf: worker.poolNameOf, worker };
+  const [{ createEngine }, { BACKENDS }, { MemoryBackend }, { OpfsPool }, opfs, worker] = await Promise.all(
+    ['engine.js', 'storage.js', 'memory-backend.js', 'opfs-pool.js', 'opfs-backend.js', 'worker.js'].map((f) => import(DIRS[build] + f)));
+  return { createEngine, BACKENDS, MemoryBackend, OpfsPool, deletePool: opfs.deletePool, poolNameOf: opfs.poolNameOf, worker };
 }
 
 async function conformance(only) {
   const re = only ? new RegExp(only) : null;
-  const out = { opfs: {}, memory: {} };
-  for (const v of VARIANTS) {
-    const l = await lib(v.build);
-    out.opfs[v.label] = await runVariant(opfsStores(l, v.label.replace(/\W+/g, '-'), { off: v.off }), re);
-    out.memory[v.label] = await runVariant(memoryStores(l, { off: v.off }), re);
+  const out = { kinds: {}, unavailable: {} };
+  const builds = { dist: await lib('dist'), baseline: await lib('baseline') };
+  for (const [name, kind] of Object.entries(builds.dist.BACKENDS)) {
+    const why = await kind.unavailable();
+    if (why) { out.unavailable[name] = why; continue; }
+    const contract = [];
+    await checkKind(kind, name, (ok, n, detail) => contract.push({ ok, name: n, detail }));
+    const variants = {};
+    for (const v of VARIANTS) {
+      variants[v.label] = await runVariant(kindStores(builds[v.build], builds[v.build].BACKENDS[name], `${name}-${v.label}`.replace(/\W+/g, '-'), { off: v.off }), re);
+    }
+    out.kinds[name] = { contract, variants };
   }
   return out;
 }
@@ -36,8 +46,9 @@ async function poolDir(poolName) {
 async function fileHolding(dir, path) {
   for await (const [name, h] of dir.entries()) {
     const bytes = new Uint8Array(await (await h.getFile()).arrayBuffer());
+    if (bytes.length < 16) continue;   // a pool file never finished (its header not written)
     const n = new DataView(bytes.buffer).getUint32(8, true);
-    if (bytes.length >= 16 && new TextDecoder().decode(bytes.subarray(16, 16 + n)) === path) return { name, handle: h, bytes };
+    if (new TextDecoder().decode(bytes.subarray(16, 16 + n)) === path) return { name, handle: h, bytes };
   }
   return null;
 }

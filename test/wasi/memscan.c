@@ -32,6 +32,7 @@
 #endif
 
 #define MAXKEY 64
+#define LEAK_BIG (4<<20)   /* the control's large chunk */
 
 
 /* Masked keys: aMasked[k][i] == key[i] ^ aMask[k][i]. */
@@ -55,10 +56,15 @@ static void keyHook(void *pArg, struct sqlite3_file *pFile,
   if( getentropy(aMask[nKey], 32) ) abort();
   for(i=0; i<32; i++) aMasked[nKey][i] = aKey[i] ^ aMask[nKey][i];
   if( bControl ){
-    /* The leak the control plants: a copy freed without a wipe. */
+    /* The leak the control plants: copies freed without a wipe.  SQLite
+    ** may reuse a small freed chunk before the scan (3.54 does), so one
+    ** copy also sits at the end of a large chunk, which later allocations
+    ** reach last. */
     static unsigned char *volatile pLeak;   /* volatile: not optimized out */
     pLeak = malloc(32);
     if( pLeak ){ memcpy(pLeak, aKey, 32); free(pLeak); }
+    pLeak = malloc(LEAK_BIG);
+    if( pLeak ){ memcpy(pLeak+LEAK_BIG-32, aKey, 32); free(pLeak); }
   }
   nKey++;
 }

@@ -1,21 +1,21 @@
 /*
 ** Glue exported to the JS API (js/engine.js): start-up, tempcrypt counters
-** as doubles, the table of result codes shared with opfs_library.js, the
-** trampolines of user-defined functions and the per-call time limit.
+** as doubles, the trampolines of user-defined functions and the per-call
+** time limit.
 */
 #include <stdint.h>
 #include <emscripten.h>
-#include "opfs_vfs.h"
+#include "storage_vfs.h"
 #include "tempcrypt.h"
 
-/* Initialize SQLite, then put tempcrypt over "opfs" as the default VFS.
+/* Initialize SQLite, then put tempcrypt over "storage" as the default VFS.
 ** TC_BASELINE is the conformance tests' build without tempcrypt (the
 ** baseline every result is compared with, mk/conformance.mk); dist/ is
 ** never built with it. */
 int tc_init(void){
   int rc = sqlite3_initialize();
 #ifndef TC_BASELINE
-  if( rc==SQLITE_OK ) rc = sqlite3_tempcrypt_register(OPFS_VFS_NAME, 1);
+  if( rc==SQLITE_OK ) rc = sqlite3_tempcrypt_register(STORAGE_VFS_NAME, 1);
 #endif
   return rc;
 }
@@ -58,37 +58,28 @@ const char *tc_stat_name(int i){
   return (i>=0 && i<TC_JS_NSTATS) ? azName[i] : 0;
 }
 
-static const int aCode[] = {
-#define OPFS_X(n) n,
-  OPFS_RESULT_CODES(OPFS_X)
-#undef OPFS_X
-};
-
-int tc_code_count(void){ return OPFS_RC_COUNT; }
-int tc_codes(int i){ return (i>=0 && i<OPFS_RC_COUNT) ? aCode[i] : -1; }
-
 /*
 ** The API's user-defined functions, aggregates and collations: one C
-** trampoline of each kind calls JS (api_library.js) with the integer id
-** the JS side registered them under (kept as SQLite's user data).
+** trampoline of each kind calls its own JS function (api_library.js) with
+** the integer id the JS side registered them under (kept as SQLite's user
+** data).
 */
-extern void tc_js_func(int kind, int id, sqlite3_context *ctx, int argc, sqlite3_value **argv);
+extern void tc_js_call(int id, sqlite3_context *ctx, int argc, sqlite3_value **argv);
+extern void tc_js_step(int id, sqlite3_context *ctx, int argc, sqlite3_value **argv);
+extern void tc_js_final(int id, sqlite3_context *ctx);
 extern int tc_js_collate(int id, int n1, const void *z1, int n2, const void *z2);
 extern void tc_js_destroy(int id);
 
 #define TC_ID(p) ((int)(intptr_t)(p))
-#define TC_FUNC_SCALAR 0
-#define TC_FUNC_STEP   1
-#define TC_FUNC_FINAL  2
 
 static void tcFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  tc_js_func(TC_FUNC_SCALAR, TC_ID(sqlite3_user_data(ctx)), ctx, argc, argv);
+  tc_js_call(TC_ID(sqlite3_user_data(ctx)), ctx, argc, argv);
 }
 static void tcStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  tc_js_func(TC_FUNC_STEP, TC_ID(sqlite3_user_data(ctx)), ctx, argc, argv);
+  tc_js_step(TC_ID(sqlite3_user_data(ctx)), ctx, argc, argv);
 }
 static void tcFinal(sqlite3_context *ctx){
-  tc_js_func(TC_FUNC_FINAL, TC_ID(sqlite3_user_data(ctx)), ctx, 0, 0);
+  tc_js_final(TC_ID(sqlite3_user_data(ctx)), ctx);
 }
 static void tcDestroy(void *p){ tc_js_destroy(TC_ID(p)); }
 static int tcCompare(void *p, int n1, const void *z1, int n2, const void *z2){

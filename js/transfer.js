@@ -1,0 +1,202 @@
+// Import and export, for both APIs: the sources an import reads, the one
+// import driver (importFrom) and the one export pager (pageStream), and
+// the staging file an import goes through (ImportStaging).  No wasm here
+// but through a Connection.
+import { SqliteError, storageError } from './errors.js';
+import {
+  SQLITE_CANTOPEN, SQLITE_MISUSE, SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_IOERR_WRITE, SQLITE_IOERR_CLOSE,
+  SQLITE_IOERR_DELETE, SQLITE_OPEN_READWRITE, SQLITE_OPEN_CREATE, SQLITE_OPEN_MAIN_DB,
+} from './constants.js';
+
+export const IMPORT_CHUNK = 1 << 20;
+
+// The SQL that reads the main database page by page (exportStream).
+export const EXPORT_PAGES_SQL = 'SELECT data FROM sqlite_dbpage ORDER BY pgno';
+
+// Whether the chunks of source are read from a stream (so ours to hand on).
+function streamed(source) {
+  return typeof source?.getReader === 'function' || (typeof Blob === 'function' && source instanceof Blob) ||
+    (typeof Response === 'function' && source instanceof Response);
+}
+
+// The chunks of an import source: Uint8Array, ArrayBuffer, Blob, Response,
+// ReadableStream or (async) iterable of Uint8Array.  Chunks cut from a
+// Uint8Array are views of it (copy them before a transfer).
+export async function* importChunks(source) {
+  if (source instanceof ArrayBuffer) source = new Uint8Array(source);
+  if (source instanceof Uint8Array) {
+    for (let at = 0; at < source.length; at += IMPORT_CHUNK) yield source.subarray(at, at + IMPORT_CHUNK);
+    return;
+  }
+  if (typeof Response === 'function' && source instanceof Response) {
+    if (!source.ok) throw new SqliteError(`import: HTTP ${source.status} ${source.statusText}`.trim(), SQLITE_CANTOPEN);
+    if (!source.body) return;
+    source = source.body;
+  } else if (typeof Blob === 'function' && source instanceof Blob) {
+    source = source.stream();
+  }
+  if (source && typeof source.getReader === 'function') {
+    const reader = source.getReader();
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        yield value instanceof Uint8Array ? value : new Uint8Array(value);
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  }
+  if (source && (typeof source[Symbol.asyncIterator] === 'function' || typeof source[Symbol.iterator] === 'function')) {
+    for await (const c of source) yield c instanceof Uint8Array ? c : new Uint8Array(c);
+    return;
+  }
+  throw new TypeError('import: the source must be a Uint8Array, ArrayBuffer, Blob, Response, ReadableStream or iterable of Uint8Array');
+}
+
+// The import driver: every chunk of source to sink.write(chunk, owned)
+// (owned: read from a stream, not the caller's own bytes), then
+// sink.finish(); when reading the source or a write fails, sink.abort()
+// and the error.  The sink's methods may return promises.
+export async function importFrom(source, sink) {
+  const owned = streamed(source);
+  try {
+    for await (const chunk of importChunks(source)) await sink.write(chunk, owned);
+  } catch (e) {
+    try { await sink.abort(); } catch { /* the first error says more */ }
+    throw e;
+  }
+  await sink.finish();
+}
+
+// The pages of rows [[data], ...] as one Uint8Array.
+export function concatPages(rows) {
+  let n = 0;
+  for (const r of rows) n += r[0].length;
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const r of rows) { out.set(r[0], at); at += r[0].length; }
+  return out;
+}
+
+// The export pager: a cursor over EXPORT_PAGES_SQL ({ open(), page(n) ->
+// { rows, done }, close(early) }, each may return a promise) as a
+// ReadableStream of chunks of pagesPerChunk pages, read when asked for.
+// close(false) once every page was read, close(true) when the stream ends
+// early (an error, a cancel).
+export function pageStream(cursor, pagesPerChunk) {
+  return new ReadableStream({
+    start: () => cursor.open(),
+    pull: async (controller) => {
+      try {
+        const { rows, done } = await cursor.page(pagesPerChunk);
+        if (rows.length) controller.enqueue(concatPages(rows));
+        if (done) { await cursor.close(false); controller.close(); }
+      } catch (e) { await cursor.close(true); throw e; }
+    },
+    cancel: () => cursor.close(true),
+  }, { highWaterMark: 0 });
+}
+
+const MAGIC = 'SQLite format 3\0';
+const decoder = new TextDecoder();
+
+// Check the 100-byte header of an SQLite file of `size` bytes; returns the
+// page size, or throws SQLITE_NOTADB / SQLITE_CORRUPT saying what is wrong.
+export function checkSqliteHeader(head, size) {
+  if (size < 100 || decoder.decode(head.subarray(0, 16)) !== MAGIC) {
+    throw new SqliteError(`import: not an SQLite database (${size} bytes; it does not start with "SQLite format 3")`, SQLITE_NOTADB);
+  }
+  const dv = new DataView(head.buffer, head.byteOffset, 100);
+  let pageSize = dv.getUint16(16);
+  if (pageSize === 1) pageSize = 65536;
+  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) {
+    throw new SqliteError(`import: not an SQLite database (page size ${pageSize} in the header)`, SQLITE_NOTADB);
+  }
+  if (size % pageSize !== 0) {
+    throw new SqliteError(`import: damaged database: ${size} bytes is not a whole number of ${pageSize}-byte pages (truncated?)`, SQLITE_CORRUPT);
+  }
+  const nPage = dv.getUint32(28);
+  if (nPage !== 0 && dv.getUint32(24) === dv.getUint32(92) && nPage * pageSize > size) {
+    throw new SqliteError(`import: damaged database: its header says ${nPage} pages but the file holds ${size / pageSize} (truncated?)`, SQLITE_CORRUPT);
+  }
+  return pageSize;
+}
+
+// A database being imported into connection conn: the bytes go in chunks
+// into a staging file in the same storage; finish() checks them and copies
+// them over the database in one transaction (the backup API), so a
+// failure leaves it as it was.  The staging file goes either way.
+export class ImportStaging {
+  constructor(conn) {
+    this.conn = conn;
+    this.backend = conn.engine.backend;
+    this.name = `${conn.name}-tcimport`;
+    this.path = this.name.startsWith('/') ? this.name : '/' + this.name;
+    this.drop();
+    this.handle = this.io(() => this.backend.xOpen(this.path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_MAIN_DB),
+      SQLITE_CANTOPEN, 'cannot create the staging file');
+    this.head = new Uint8Array(100);
+    this.size = 0;
+  }
+
+  // fn(), a storage failure as an SqliteError (js/errors.js).
+  io(fn, dflt, what) {
+    try { return fn(); } catch (e) { throw storageError(e, dflt, `import: ${what}`); }
+  }
+
+  write(chunk) {
+    if (!this.handle) throw new SqliteError('import: already finished', SQLITE_MISUSE);
+    if (!(chunk instanceof Uint8Array)) throw new TypeError('import: chunks must be Uint8Array');
+    if (chunk.length === 0) return;
+    if (this.size < 100) this.head.set(chunk.subarray(0, 100 - this.size), this.size);
+    this.io(() => this.backend.xWrite(this.handle, chunk, this.size), SQLITE_IOERR_WRITE, 'writing the staging file');
+    this.size += chunk.length;
+  }
+
+  finish() {
+    const conn = this.conn;
+    try {
+      checkSqliteHeader(this.head, this.size);
+      // A WAL-mode file comes in as a rollback-journal one (no WAL here).
+      if (this.head[18] === 2 || this.head[19] === 2) {
+        this.io(() => this.backend.xWrite(this.handle, new Uint8Array([1, 1]), 18), SQLITE_IOERR_WRITE, 'writing the staging file');
+      }
+      this.closeHandle();
+      const src = conn.engine.open(this.name, { readOnly: true });
+      try {
+        let check;
+        try {
+          check = src.query('PRAGMA quick_check', null, { rowMode: 'array' }).map((r) => r[0]);
+        } catch (e) {
+          throw new SqliteError(`import: damaged database: ${e.message}`, e.code, { cause: e });
+        }
+        if (check.length !== 1 || check[0] !== 'ok') {
+          throw new SqliteError(`import: damaged database (quick_check: ${check.slice(0, 3).join('; ')})`, SQLITE_CORRUPT);
+        }
+        conn.backupFrom(src);
+      } finally {
+        src.close();
+      }
+    } finally {
+      this.abort();
+    }
+  }
+
+  // Drop the staging file.
+  abort() {
+    this.closeHandle();
+    this.drop();
+  }
+
+  closeHandle() {
+    if (!this.handle) return;
+    const h = this.handle;
+    this.handle = null;
+    this.io(() => this.backend.xClose(h), SQLITE_IOERR_CLOSE, 'closing the staging file');
+  }
+
+  drop() {
+    this.io(() => { if (this.backend.xAccess(this.path)) this.backend.xDelete(this.path); }, SQLITE_IOERR_DELETE, 'removing the staging file');
+  }
+}

@@ -1,8 +1,0 @@
-// Runs the synchronous API's tests (sync-api-tests.js) in a dedicated
-// Worker, where OPFS is usable; posts back [{ name, ok, error }].
-import { tests } from './sync-api-tests.js';
-import { runTests } from './assert.js';
-
-self.onmessage = async ({ data }) => {
-  self.postMessage(await runTests(tests, data.storages, data.ctx, ' [sync]'));
-};

@@ -1,0 +1,199 @@
+// Unit tests of the engine (the wasm bindings, values, the VFS bridge) in
+// Node (make test-node-unit: node --test test/unit/*.test.mjs).  They drive
+// the built package (dist/) through its API and the exported classes.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { open } from '../../dist/index.js';
+import { open as openSync } from '../../dist/worker.js';
+import { createEngine } from '../../dist/engine.js';
+import { MemoryBackend } from '../../dist/memory-backend.js';
+import { ImportStaging, importFrom } from '../../dist/transfer.js';
+import * as C from '../../dist/constants.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+// An error thrown by fn (fails when fn does not throw).
+function thrown(fn) {
+  try { fn(); } catch (e) { return e; }
+  assert.fail('expected an exception');
+}
+
+describe('the async API in Node (memory storage)', () => {
+  let db;
+  before(async () => { db = await open('node.db', { storage: 'memory' }); });
+  after(() => db.close());
+
+  test('opens in memory storage', () => {
+    assert.equal(db.storage, 'memory');
+  });
+
+  test('query returns integers past 2^53 as BigInt', async () => {
+    await db.exec('CREATE TABLE t(x); INSERT INTO t VALUES (1), (9223372036854775807)');
+    const rows = await db.query('SELECT x FROM t ORDER BY x');
+    assert.deepEqual(rows, [{ x: 1 }, { x: 9223372036854775807n }]);
+  });
+
+  test('temp files are encrypted in memory storage', async () => {
+    await db.exec('PRAGMA temp_store=FILE; PRAGMA temp.cache_size=4; CREATE TEMP TABLE y AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<3000) SELECT n, randomblob(100) FROM c');
+    const s = await db.tempcrypt.stats();
+    assert.ok(s.nFileEncrypted >= 1, `nFileEncrypted=${s.nFileEncrypted}`);
+  });
+
+  test('an error carries the SQLite code and message', async () => {
+    await assert.rejects(db.run('INSERT INTO nope VALUES (1)'), (e) => e.code === C.SQLITE_ERROR && /no such table/.test(e.message));
+  });
+});
+
+test("storage 'opfs' is rejected in Node with a clear message", async () => {
+  await assert.rejects(open('x.db', { storage: 'opfs' }), /OPFS/);
+});
+
+// A memory backend whose methods throw what fail(method, h) returns (or
+// nothing, when it returns null).
+function failing(fail) {
+  const b = new MemoryBackend();
+  for (const m of ['xOpen', 'xClose', 'xRead', 'xWrite', 'xTruncate', 'xSync', 'xSize', 'xDelete', 'xAccess']) {
+    const orig = b[m].bind(b);
+    b[m] = (...a) => { const e = fail.on && fail(m, a[0]); if (e) throw e; return orig(...a); };
+  }
+  return b;
+}
+
+describe('the bridge: a storage failure becomes an SQLite code and the cause of the error', () => {
+  test("each kind of exception gets its code, and the API call's error keeps it as the cause", async () => {
+    const cases = [
+      ['a code it carries', Object.assign(new Error('no room'), { sqliteCode: C.SQLITE_FULL }), C.SQLITE_FULL],
+      ['a quota error', new DOMException('quota test', 'QuotaExceededError'), C.SQLITE_FULL],
+      ['anything else: the I/O error of the method', new TypeError('disk on fire'), C.SQLITE_IOERR_WRITE],
+    ];
+    for (const [what, thrownError, code] of cases) {
+      const fail = (m, h) => (m === 'xWrite' && h && h.name === '/f.db' ? thrownError : null);
+      const eng = await createEngine(failing(fail));
+      const db = eng.open('f.db');
+      db.exec('PRAGMA journal_mode=OFF; CREATE TABLE t(x)');
+      fail.on = true;
+      const e = thrown(() => db.run('INSERT INTO t VALUES (randomblob(100000))'));
+      fail.on = false;
+      assert.equal(e.code, code, what);
+      assert.equal(e.cause, thrownError, `${what}: the cause`);
+      assert.match(e.message, new RegExp(`\\(storage: .*${thrownError.message}\\)$`), what);
+      db.close();
+    }
+  });
+
+  test('a failure SQLite got over is not the cause of a later, unrelated error', async () => {
+    // A temp file whose close fails: SQLite ignores it; the next error is a
+    // syntax error, not an I/O error.
+    let failed = 0;
+    const fail = (m, h) => (m === 'xClose' && h.temp ? (failed++, new Error('close failed')) : null);
+    const eng = await createEngine(failing(fail));
+    const db = eng.open('g.db');
+    fail.on = true;
+    db.exec(`PRAGMA temp_store=FILE; PRAGMA temp.cache_size=2;
+      CREATE TEMP TABLE t AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<2000) SELECT n, randomblob(200) FROM c`);
+    db.close();
+    assert.ok(failed > 0, 'a temp file failed to close');
+    const d2 = eng.open('g2.db');
+    const e = thrown(() => d2.exec('SELEC 1'));
+    fail.on = false;
+    assert.equal(e.code, C.SQLITE_ERROR);
+    assert.equal(e.cause, undefined);
+    assert.doesNotMatch(e.message, /storage/);
+    d2.close();
+  });
+});
+
+test('a commit syncs the journal before writing the database', async () => {
+  // The VFS claims no SEQUENTIAL/SAFE_APPEND.
+  const events = [];
+  class SyncSpy extends MemoryBackend {
+    xSync(h) { events.push(`sync ${h.name}`); }
+    xWrite(h, buf, off) { events.push(`write ${h.name}`); return super.xWrite(h, buf, off); }
+  }
+  const eng = await createEngine(new SyncSpy());
+  const db = eng.open('sync.db');
+  db.exec('PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL; CREATE TABLE t(x); INSERT INTO t VALUES (1)');
+  events.length = 0;
+  db.exec('UPDATE t SET x = 2');
+  db.close();
+  const jSync = events.indexOf('sync /sync.db-journal');
+  assert.ok(jSync >= 0 && events.indexOf('write /sync.db') > jSync, events.join(', '));
+});
+
+test('a short read survives an observer that grows memory', async () => {
+  // The observer grows wasm memory, which detaches the read buffer's view;
+  // the tail must still be zero-filled and the read reported short.
+  const backend = new MemoryBackend();
+  const eng = await createEngine(backend);
+  const db = eng.open('short.db');
+  db.exec('PRAGMA page_size=4096; CREATE TABLE t(x); INSERT INTO t VALUES (1)');
+  db.close();
+  const h = backend.xOpen('/short.db', C.SQLITE_OPEN_READWRITE | C.SQLITE_OPEN_MAIN_DB);
+  backend.xTruncate(h, 4096 + 100);
+  backend.xClose(h);
+  let shortReads = 0;
+  eng.setObserver((ev) => {
+    if (ev.op === 'read' && ev.got < ev.length) { shortReads++; const p = eng.M._malloc(eng.M.HEAPU8.length); eng.M._free(p); }
+  });
+  const d = eng.open('short.db');
+  const n = d.query('SELECT count(*) AS n FROM t')[0].n;
+  d.close();
+  assert.ok(shortReads >= 1, `${shortReads} short reads`);
+  assert.equal(n, 1);
+});
+
+test('a failed malloc in the engine is SQLITE_NOMEM', async () => {
+  const eng = await createEngine(new MemoryBackend());
+  const db = eng.open('nomem.db');
+  const realMalloc = eng.M._malloc;
+  eng.M._malloc = () => 0;
+  const codes = [];
+  for (const op of [() => eng.tempcrypt.stats(), () => db.run('SELECT ?', [new Uint8Array(8)]), () => db.export()]) {
+    try { op(); codes.push('ok'); } catch (e) { codes.push(e.code); }
+  }
+  eng.M._malloc = realMalloc;
+  db.close();
+  assert.deepEqual(codes, [C.SQLITE_NOMEM, C.SQLITE_NOMEM, C.SQLITE_NOMEM]);
+});
+
+test('two file-storage databases in one directory keep their temp files apart', async () => {
+  // Regression: both backends named their first temp file "...-<pid>-1"
+  // and truncated each other's (SQLITE_CORRUPT).
+  const dir = path.join(ROOT, 'build', 'node-unit', 'two-dbs');
+  fs.rmSync(dir, { recursive: true, force: true });
+  const dbs = [await openSync('a.db', { storage: 'file', dir }), await openSync('b.db', { storage: 'file', dir })];
+  try {
+    for (const db of dbs) db.exec('PRAGMA temp_store=FILE; PRAGMA temp.cache_size=2; CREATE TEMP TABLE t(x)');
+    for (let i = 0; i < 200; i++) dbs.forEach((db, k) => db.run('INSERT INTO temp.t VALUES (?)', ['ab'[k].repeat(500) + i]));
+    dbs.forEach((db, k) => {
+      assert.deepEqual(db.query(`SELECT count(*) AS n, sum(substr(x, 1, 1) = '${'ab'[k]}') AS own FROM temp.t`), [{ n: 200, own: 200 }]);
+    });
+  } finally {
+    for (const db of dbs) await db.close();
+  }
+});
+
+// An import writes its staging file straight to the backend (not through
+// SQLite): a failure there is an SqliteError with the backend's exception
+// as the cause, as every other storage failure (it was the bare exception).
+test("a failure writing an import's staging file is an SqliteError with the cause", async () => {
+  const quota = new DOMException('quota test', 'QuotaExceededError');
+  const fail = (m, h) => (m === 'xWrite' && h && /tcimport/.test(h.name) ? quota : null);
+  const backend = failing(fail);
+  const eng = await createEngine(backend);
+  const db = eng.open('imp.db');
+  db.exec('CREATE TABLE t(x); INSERT INTO t VALUES (1)');
+  const image = db.export();
+  fail.on = true;
+  const e = await importFrom(image, new ImportStaging(db)).then(() => null, (err) => err);
+  fail.on = false;
+  assert.ok(e && e.name === 'SqliteError', `${e && e.name}: ${e && e.message}`);
+  assert.equal(e.code, C.SQLITE_FULL);
+  assert.equal(e.cause, quota);
+  assert.deepEqual(db.query('SELECT x FROM t'), [{ x: 1 }], 'the database is as it was');
+  assert.ok(!backend.xAccess('/imp.db-tcimport'), 'no staging file left');
+  db.close();
+});
