@@ -8,7 +8,7 @@
 //   db.exec('CREATE TABLE IF NOT EXISTS t(x)');
 //   const rows = db.query('SELECT * FROM t WHERE x > ?', [1]);
 
-import { createEngine, STATS_FIELDS } from './engine.js';
+import { createEngine, checkBudget, STATS_FIELDS } from './engine.js';
 import { SqliteError } from './errors.js';
 import { openStorage } from './storage.js';
 import { SyncDatabase } from './sync-database.js';
@@ -24,10 +24,12 @@ export const LOCK_TIMEOUT_MS = DEFAULTS.lockTimeoutMs;
 // or files in Node).
 export async function open(name, options = {}) {
   if (typeof name !== 'string' || name === '') throw new TypeError('open(name): name must be a non-empty string');
+  if (options.tempBudget !== undefined) checkBudget(options.tempBudget);
   const { storage, backend } = await openStorage(name, options);
   let conn;
   try {
     const engine = await createEngine(backend, { wasm: options.wasm });
+    if (options.tempBudget !== undefined) engine.budget(options.tempBudget);
     if (options.observer) engine.setObserver(options.observer);
     conn = engine.open(name);
     await backend.reserve();   // the main database took a pool file

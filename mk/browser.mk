@@ -65,7 +65,7 @@ BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/storage_vfs.o $(BROWSER)/glue.o 
 browser: $(DIST)/sqlite3.mjs $(patsubst js/%,$(DIST)/%,$(BROWSER_JS))
 
 # Objects depend on the flags they were built with.
-$(eval $(call flags_stamp,$(BROWSER)/flags,$$(BROWSER_CFLAGS) $$(BROWSER_SQLITE_OPT) $$(BROWSER_SQLITE_DEFS) $$(BROWSER_TC_DEFS)))
+$(eval $(call flags_stamp,$(BROWSER)/flags,$$(BROWSER_CFLAGS) $$(BROWSER_SQLITE_OPT) $$(BROWSER_SQLITE_DEFS)))
 
 $(BROWSER)/sqlite3.o: $(SQLITE_C) $(BROWSER)/flags
 	@mkdir -p $(@D)
@@ -76,13 +76,11 @@ $(BROWSER)/%.o: wasm/browser/%.c wasm/browser/storage_vfs.h $(SQLITE_DIR)/sqlite
 	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) $(BROWSER_SQLITE_DEFS) -Wall -Wextra -c $< -o $@
 
 # The core (tempcrypt + ChaCha20) is always $(TC_SRC): no override, so no
-# build can ship without encryption.  The memory tier starts at budget 0
-# here (every temp file in OPFS, as before) until the JS API offers the
-# budget and the browser tests cover it; tc_budget() sets it.
-BROWSER_TC_DEFS ?= -DSQLITE_TEMPCRYPT_DEFAULT_BUDGET=0
+# build can ship without encryption.  The memory tier has its default
+# budget, as on every target; the JS API sets it per database (tempBudget).
 $(BROWSER)/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(BROWSER)/flags
 	@mkdir -p $(@D)
-	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) $(BROWSER_TC_DEFS) -Wall -Wextra -c $< -o $@
+	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) -Wall -Wextra -c $< -o $@
 
 # The link depends on its flags too (the export list, say).
 $(eval $(call flags_stamp,$(BROWSER)/ldflags,$$(BROWSER_LDFLAGS)))

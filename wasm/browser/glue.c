@@ -20,23 +20,15 @@ int tc_init(void){
   return rc;
 }
 
-/* How many of the statistics the JS side takes: those its STATS_FIELDS
-** (js/engine.js) lists, the first ones of SQLITE_TEMPCRYPT_STATS.  The
-** memory tier's (nFileSpilled on) follow when the JS API offers the tier;
-** then this is SQLITE_TEMPCRYPT_NSTATS again. */
-#define TC_JS_NSTATS SQLITE_TEMPCRYPT_STAT_nFileSpilled
-
 /* The statistics in the order of SQLITE_TEMPCRYPT_STATS (tempcrypt.h), as
 ** doubles (exact below 2^53), into a[0 .. tc_stat_count()-1]. */
 void tc_stats(double *a, int reset){
   struct sqlite3_tempcrypt_stats s;
-  double aAll[SQLITE_TEMPCRYPT_NSTATS];
   int i = 0;
   sqlite3_tempcrypt_stats(&s, reset);
-#define TC_STAT_OUT(name, doc) aAll[i++] = (double)s.name;
+#define TC_STAT_OUT(name, doc) a[i++] = (double)s.name;
   SQLITE_TEMPCRYPT_STATS(TC_STAT_OUT)
 #undef TC_STAT_OUT
-  for(i=0; i<TC_JS_NSTATS; i++) a[i] = aAll[i];
 }
 
 /* The memory tier's budget in bytes (sqlite3_tempcrypt_budget) as a
@@ -48,14 +40,14 @@ double tc_budget(double n){
 
 /* How many statistics there are, and the name of statistic i: the JS side
 ** reads both from here. */
-int tc_stat_count(void){ return TC_JS_NSTATS; }
+int tc_stat_count(void){ return SQLITE_TEMPCRYPT_NSTATS; }
 const char *tc_stat_name(int i){
   static const char *const azName[] = {
 #define TC_STAT_NAME(name, doc) #name,
     SQLITE_TEMPCRYPT_STATS(TC_STAT_NAME)
 #undef TC_STAT_NAME
   };
-  return (i>=0 && i<TC_JS_NSTATS) ? azName[i] : 0;
+  return (i>=0 && i<SQLITE_TEMPCRYPT_NSTATS) ? azName[i] : 0;
 }
 
 /*
