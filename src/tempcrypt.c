@@ -45,10 +45,15 @@
 ** special instructions; table-based AES, the fallback where there is no
 ** AES hardware such as in WebAssembly, leaks through cache timing.
 **
-** A file is cut into blocks: the page size for databases without a name
-** (main, temporary and transient; taken from the first write, 512 to
-** 65536 bytes), 4096 bytes for everything else.  Block k is stored at k*(B+8) as an 8-byte
-** little-endian counter followed by up to B bytes of ciphertext:
+** A file is cut into blocks of B bytes, B fixed by its first write: a
+** power of two written at a multiple of itself is taken as B (512 to
+** 65536 bytes for databases without a name: main, temporary and
+** transient, whose first write is a page; 4096 to 65536 for the other
+** temp files, such as the sorter's runs, written in units of the main
+** database's page size), anything else gives 4096, so one aligned unit
+** of SQLite's is one block and one lower write.  Block k is stored at
+** k*(B+8) as an 8-byte little-endian counter followed by up to B bytes of
+** ciphertext:
 **
 **     | ctr 0 | ciphertext 0 | ctr 1 | ciphertext 1 | ... | ctr n | part |
 **
@@ -97,8 +102,9 @@
 ** writes.  Reads decrypt into SQLite's buffer; writes encrypt from
 ** SQLite's buffer into one per-file work buffer of one block plus its
 ** counter, which then goes down in a single lower write.  Neither path
-** allocates memory, except that a block entering the memory tier (below)
-** gets its own.
+** allocates memory, except that a file's first write allocates its work
+** buffer (the block size is known then) and a block entering the memory
+** tier (below) gets its own.
 **
 ** THE MEMORY TIER
 **
@@ -176,7 +182,7 @@ typedef struct TcFile TcFile;
 #define ORIGFILE(p) ((sqlite3_file*)(((TcFile*)(p))+1))
 
 #define TC_HDR        8      /* counter in front of every block */
-#define TC_BLOCK      4096   /* block payload of files that hold no pages */
+#define TC_BLOCK      4096   /* smallest block of files that are not databases */
 #define TC_MIN_PAGE   512
 #define TC_MAX_PAGE   65536
 #define TC_SECTOR     4096   /* SQLITE_DEFAULT_SECTOR_SIZE */
@@ -185,7 +191,7 @@ typedef struct TcFile TcFile;
 struct TcFile {
   sqlite3_file base;       /* IO methods */
   u8 bCrypt;               /* Encrypted temporary file; else pass-through */
-  u8 bDbFile;              /* A database: block size = page size */
+  u8 bDbFile;              /* A database: blocks from 512 bytes (else TC_BLOCK) */
   u8 bLower;               /* The lower file is open */
   u8 bLastKnown;           /* iLastCtr is the last block's counter */
   u8 bDirtyTail;           /* The lower file may hold bytes past the end */
@@ -452,13 +458,20 @@ static int tcSetBlockSize(TcFile *p, int szBlock){
 }
 
 /*
-** The block size of a database file whose first write is iAmt bytes at
-** iOfst: a database writes whole pages, so a power of two from 512 to
-** 65536 written at a multiple of itself is its page size.  Anything that
-** does not look like a page gets TC_BLOCK.
+** The block size of a file whose first write is iAmt bytes at iOfst.  A
+** database writes whole pages, so a power of two from 512 to 65536
+** written at a multiple of itself is its page size.  Other temp files
+** take the size of such a first write too, from TC_BLOCK up: the sorter
+** writes its runs in units of the main database's page size, aligned, so
+** each unit is one block and one lower write (with 4096-byte blocks an
+** 8 KiB unit took two).  A journal reaches its file with a 512-byte
+** header or a 4-byte page number, or, spilled from memory, in one write
+** of all it held so far (under 64 KiB of records; rarely a power of
+** two).  Anything else gets TC_BLOCK.  Every block size is correct for
+** every file: the choice is only about the number of lower calls.
 */
-static int tcChooseBlockSize(int iAmt, i64 iOfst){
-  if( iAmt>=TC_MIN_PAGE && iAmt<=TC_MAX_PAGE
+static int tcChooseBlockSize(int bDbFile, int iAmt, i64 iOfst){
+  if( iAmt>=(bDbFile ? TC_MIN_PAGE : TC_BLOCK) && iAmt<=TC_MAX_PAGE
    && (iAmt & (iAmt-1))==0 && iOfst%iAmt==0 ){
     return iAmt;
   }
@@ -952,7 +965,7 @@ static int tcWrite(sqlite3_file *pFile, const void *zBuf, int iAmt, sqlite3_int6
   if( !p->bCrypt ) return pSub->pMethods->xWrite(pSub, zBuf, iAmt, iOfst);
   if( iAmt<=0 ) return SQLITE_OK;
   if( p->szBlock==0 ){
-    rc = tcSetBlockSize(p, tcChooseBlockSize(iAmt, iOfst));
+    rc = tcSetBlockSize(p, tcChooseBlockSize(p->bDbFile, iAmt, iOfst));
     if( rc!=SQLITE_OK ) return SQLITE_IOERR_NOMEM;
   }
   rc = tcRepair(p);
@@ -1109,6 +1122,8 @@ static int tcPragma(char **azArg){
 **               encrypted files anyway);
 **   translated  SIZE_HINT: the logical size becomes the physical one (a
 **               lower file grown by a hint reads as zeros, i.e. holes);
+**               before the first write fixes the block size there is no
+**               physical size, and the hint is answered SQLITE_OK;
 **   limited     MMAP_SIZE: the lower file's limit is set to (or asked as)
 **               0 and the answer is 0: the file is never mapped (its
 **               table has no xFetch); the result code is the lower's, so
@@ -1283,14 +1298,11 @@ static int tcOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile,
       goto tc_open_done;
     }
     p->bCrypt = 1;
-    /* A database without a name (sqlite3_open(""), the temp schema,
-    ** ephemeral tables) gets blocks of its page size. */
+    /* The block size comes with the first write (tcChooseBlockSize): a
+    ** database without a name (sqlite3_open(""), the temp schema,
+    ** ephemeral tables) gets its page size. */
     p->bDbFile = (flags & (SQLITE_OPEN_MAIN_DB|SQLITE_OPEN_TEMP_DB
                            |SQLITE_OPEN_TRANSIENT_DB))!=0;
-    if( !p->bDbFile ){
-      rc = tcSetBlockSize(p, TC_BLOCK);
-      if( rc!=SQLITE_OK ) goto tc_open_done;
-    }
     if( TC_LOAD(tcBudget)>0 ){
       p->openFlags = flags;
       if( pOutFlags ) *pOutFlags = flags;

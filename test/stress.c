@@ -6,7 +6,11 @@
 ** MODE is random (4 KiB blocks, unaligned writes, overwrites, truncates),
 ** journal (append-only, odd sizes), db (a temp database: page-sized blocks
 ** with page sizes 512..65536, whole pages and some unaligned writes),
-** sparse (pages far apart: holes must stay holes), or all (each mode
+** sparse (pages far apart: holes must stay holes), sorter (a temp file
+** that is not a database, written as the sorter writes its runs: a first
+** aligned unit of 4096..65536 bytes sets the block size, then appends up
+** to unit boundaries and short tails, reads of whole units and from
+** anywhere, truncates to 0), or all (each mode
 ** without and with faults, then with the memory tier without and with
 ** faults).  -f injects I/O errors and short writes.  -t turns the memory
 ** tier on: each new file gets a budget of 0 to 39 KiB (one file in eight
@@ -262,7 +266,7 @@ typedef struct Run {
   sqlite3_vfs *pTcVfs;
   sqlite3_file *pF;        /* open tempcrypt file */
   int openFlags;
-  int pgsz;                /* db/sparse: page size of the current file */
+  int pgsz;                /* db/sparse: page size; sorter: its unit */
   uint8_t *buf, *data;
   long nOps, nRead, nWrite, nTrunc, nReopen, nErr;
   uint64_t nPageWrites;    /* sparse: whole-page writes */
@@ -407,13 +411,28 @@ static void do_truncate(Run *r, int64_t size){
 
 static int pick_pgsz(Run *r){ return 512 << tu_below(&r->rng, 8); }
 
+/* A sorter file: opened as SQLite opens one, then its first unit, which
+** must set the block size to the unit (a fault in the write does not
+** change that: the block size is fixed before anything goes down). */
+static void sorter_open(Run *r){
+  run_open(r, SQLITE_OPEN_TEMP_JOURNAL|SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE
+              |SQLITE_OPEN_EXCLUSIVE|SQLITE_OPEN_DELETEONCLOSE);
+  r->pgsz = 4096 << tu_below(&r->rng, 5);
+  do_write(r, 0, r->pgsz);
+  CHECK(sqlite3_tempcrypt_test_block_size(r->pF)==r->pgsz,
+        "sorter: block size %d after a first unit of %d bytes",
+        sqlite3_tempcrypt_test_block_size(r->pF), r->pgsz);
+}
+
 static void one_op(Run *r){
   TuRng *g = &r->rng;
   int B = 4096, roll = (int)tu_below(g, 1000);
   int64_t sz = M.size;
 
   if( roll<3 ){               /* a new file with a new key */
-    if( !strcmp(r->zMode, "db") || !strcmp(r->zMode, "sparse") ){
+    if( !strcmp(r->zMode, "sorter") ){
+      sorter_open(r);
+    }else if( !strcmp(r->zMode, "db") || !strcmp(r->zMode, "sparse") ){
       run_open(r, SQLITE_OPEN_TEMP_DB|SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_DELETEONCLOSE);
       r->pgsz = pick_pgsz(r);
       if( !strcmp(r->zMode, "sparse") && r->pgsz>4096 ) r->pgsz = 4096;
@@ -428,6 +447,13 @@ static void one_op(Run *r){
     else if( roll<500 ) do_write(r, sz, 1+(int)tu_below(g, 2*B));
     else if( roll<950 ) do_read(r, (int64_t)tu_below(g, (uint64_t)sz + 100), 1+(int)tu_below(g, 3*B));
     else do_truncate(r, (int64_t)tu_below(g, (uint64_t)sz + 2*B));
+  }else if( !strcmp(r->zMode, "sorter") ){
+    int U = r->pgsz;
+    if( roll<500 ) do_write(r, sz, U - (int)(sz % U));           /* a full unit */
+    else if( roll<560 ) do_write(r, sz, 1+(int)tu_below(g, U));  /* a run's tail */
+    else if( roll<850 ) do_read(r, U*(int64_t)tu_below(g, (uint64_t)(sz/U) + 1), U);
+    else if( roll<990 ) do_read(r, (int64_t)tu_below(g, (uint64_t)sz + 1), 1+(int)tu_below(g, 2*U));
+    else do_truncate(r, 0);
   }else if( !strcmp(r->zMode, "journal") ){
     if( roll<550 ) do_write(r, sz, 1+(int)tu_below(g, roll<100 ? 30 : 3000));
     else if( roll<990 ) do_read(r, (int64_t)tu_below(g, (uint64_t)sz + 1), 1+(int)tu_below(g, 5000));
@@ -577,7 +603,9 @@ static void run_mode(const char *zMode, long nOps, uint64_t seed, int bFaults){
   {
     /* Start with a new file of the mode's kind. */
     int fon = F.on; F.on = 0;
-    if( !strcmp(zMode, "db") || !strcmp(zMode, "sparse") ){
+    if( !strcmp(zMode, "sorter") ){
+      sorter_open(&r);
+    }else if( !strcmp(zMode, "db") || !strcmp(zMode, "sparse") ){
       run_open(&r, SQLITE_OPEN_TEMP_DB|SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_DELETEONCLOSE);
       r.pgsz = !strcmp(zMode, "sparse") ? 1024 : pick_pgsz(&r);
       do_write(&r, r.pgsz, r.pgsz);
@@ -585,7 +613,12 @@ static void run_mode(const char *zMode, long nOps, uint64_t seed, int bFaults){
             "%s: block size %d, page size %d", zMode,
             sqlite3_tempcrypt_test_block_size(r.pF), r.pgsz);
     }else{
+      /* Not a database: no block size until the first write, which (a
+      ** journal's header of 512 to 2048 bytes, or any size below 4096)
+      ** gives 4096. */
       run_open(&r, SQLITE_OPEN_TEMP_JOURNAL|SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_DELETEONCLOSE);
+      CHECK(sqlite3_tempcrypt_test_block_size(r.pF)==0, "%s: block size before the first write", zMode);
+      do_write(&r, 0, !strcmp(zMode, "journal") ? 512 << tu_below(&r.rng, 3) : 1 + (int)tu_below(&r.rng, 4000));
       CHECK(sqlite3_tempcrypt_test_block_size(r.pF)==4096, "%s: block size", zMode);
     }
     F.on = fon;
@@ -640,12 +673,13 @@ static void test_register(void){
 /* Mode "all": each mode without and with faults, the same with the
 ** memory tier, then the directed cases. */
 static void test_all_modes(long nOps, uint64_t seed){
-  static const char *az[] = { "random", "journal", "db", "sparse" };
+  static const char *az[] = { "random", "journal", "db", "sparse", "sorter" };
+  const int nMode = (int)(sizeof(az)/sizeof(az[0]));
   int m;
   for(gTier=0; gTier<2; gTier++){
-    for(m=0; m<4; m++){
-      run_mode(az[m], nOps/16, seed + (uint64_t)m + 200*(uint64_t)gTier, 0);
-      run_mode(az[m], nOps/16, seed + (uint64_t)m + 100 + 200*(uint64_t)gTier, 1);
+    for(m=0; m<nMode; m++){
+      run_mode(az[m], nOps/(4*nMode), seed + (uint64_t)m + 200*(uint64_t)gTier, 0);
+      run_mode(az[m], nOps/(4*nMode), seed + (uint64_t)m + 100 + 200*(uint64_t)gTier, 1);
     }
   }
   run_directed();
@@ -683,7 +717,7 @@ int main(int argc, char **argv){
     else if( !strcmp(argv[i], "-m") && i+1<argc ) zMode = argv[++i];
     else if( !strcmp(argv[i], "-f") ) bFaults = 1;
     else if( !strcmp(argv[i], "-t") ) gTier = 1;
-    else { fprintf(stderr, "usage: %s [-n OPS] [-s SEED] [-m random|journal|db|sparse|all] [-f] [-t]\n", argv[0]); return 2; }
+    else { fprintf(stderr, "usage: %s [-n OPS] [-s SEED] [-m random|journal|db|sparse|sorter|all] [-f] [-t]\n", argv[0]); return 2; }
   }
   M.cur = calloc(MAX_MODEL + 4*65536, 1);
   M.alt = calloc(MAX_MODEL + 4*65536, 1);
