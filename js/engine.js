@@ -14,8 +14,9 @@ import { isNode } from './platform.js';
 import { Connection } from './connection.js';
 import { utf8Length, utf8Into, cstringAt } from './values.js';
 
-// tempcrypt's counter names, in order, as the C library has them
-// (SQLITE_TEMPCRYPT_STATS in src/tempcrypt.h): filled by the first engine.
+// tempcrypt's statistics (counters, then gauges), in order, as the C
+// library has them (SQLITE_TEMPCRYPT_STATS in src/tempcrypt.h): filled by
+// the first engine.
 export const STATS_FIELDS = [];
 
 let compiled = null;
@@ -41,6 +42,15 @@ export function compileWasm(wasm) {
   })();
   if (!wasm) compiled = p;
   return p;
+}
+
+// A memory-tier budget as given (open()'s tempBudget, tempcrypt.budget()):
+// a whole number of bytes >= 0, else a TypeError.
+export function checkBudget(bytes) {
+  if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes < 0) {
+    throw new TypeError(`the memory tier's budget must be a whole number of bytes >= 0 (got ${typeof bytes === 'number' ? bytes : typeof bytes})`);
+  }
+  return bytes;
 }
 
 // A fresh wasm instance over `backend`, tempcrypt registered as default VFS.
@@ -74,7 +84,17 @@ export class Engine {
     this.tempcrypt = {
       stats: (reset = false) => this.stats(reset),
       setEnabled: (on) => M._sqlite3_tempcrypt_set_enabled(on ? 1 : 0) !== 0,
+      budget: (bytes) => this.budget(bytes),
     };
+  }
+
+  // The memory tier's budget in bytes (sqlite3_tempcrypt_budget): sets it
+  // to `bytes` (a whole number >= 0; 0: no tier) and returns the one it
+  // replaced; without `bytes`, returns the budget in force.  The C budget
+  // is per process, and each engine is a wasm instance of its own, so in
+  // JS it is per database.
+  budget(bytes) {
+    return this.M._tc_budget(bytes === undefined ? -1 : checkBudget(bytes));
   }
 
   // malloc(n), or SQLITE_NOMEM.

@@ -58,17 +58,38 @@ export declare class SqliteError extends Error {
   readonly codeName: string;
 }
 
-/** tempcrypt's counters (SQLITE_TEMPCRYPT_STATS in src/tempcrypt.h; test/unit/methods.test.mjs holds this list to it). */
+/**
+ * tempcrypt's statistics for this database's SQLite instance (SQLITE_TEMPCRYPT_STATS in src/tempcrypt.h;
+ * test/unit/methods.test.mjs holds this list to it).  Counters count since the last reset; the two gauges
+ * (nMemBytes, nMemPeak) say how things are now.
+ */
 export interface TempcryptStats {
+  /** Temp files opened with encryption. */
   nFileEncrypted: number;
+  /** Temp files opened while encryption was off (setEnabled(false)). */
   nFilePlain: number;
+  /** Bytes SQLite wrote to encrypted temp files (memory tier and storage). */
   nLogicalWrite: number;
+  /** Bytes SQLite read from encrypted temp files. */
   nLogicalRead: number;
+  /** Bytes tempcrypt wrote to the storage (encrypted, with the counters). */
   nPhysicalWrite: number;
+  /** Bytes tempcrypt read from the storage. */
   nPhysicalRead: number;
+  /** Bytes run through ChaCha20, both ways. */
   nEnciphered: number;
+  /** Blocks rewritten by read-modify-write. */
   nBlockRmw: number;
+  /** Calls refused while a failed write was not yet repaired. */
   nFailedBlockRead: number;
+  /** Encrypted temp files that outgrew the memory tier and opened a storage file. */
+  nFileSpilled: number;
+  /** Bytes SQLite wrote to encrypted temp files that went to the storage rather than the memory tier. */
+  nSpilled: number;
+  /** Gauge: bytes the memory tier holds now (a reset leaves it). */
+  nMemBytes: number;
+  /** Gauge: the most bytes the memory tier held at once since the last reset (a reset restarts it from nMemBytes). */
+  nMemPeak: number;
 }
 
 export interface RunResult {
@@ -134,6 +155,13 @@ export interface OpenOptions {
    * database and does not share it, or the tab running a shared one to answer.
    */
   lockTimeoutMs?: number;
+  /**
+   * The memory tier's budget in bytes: temp data stays in memory (as plaintext, like SQLite's page cache) up to
+   * this much for all temp files of this database together, and goes to storage encrypted past it.  Default
+   * 64 MiB (67108864); 0: no tier (every temp file in storage from its first byte).  Per database: each has
+   * its own SQLite instance.  Settable later with `db.tempcrypt.budget(bytes)`.
+   */
+  tempBudget?: number;
 }
 
 /** The tab whose Worker runs a database (the owner); self: this tab. */
@@ -248,6 +276,12 @@ export declare class Database extends Queryable {
      * For demos and benchmarks only: with `false`, new temp files are written to OPFS in plaintext.
      */
     setEnabled(on: boolean): Promise<boolean>;
+    /**
+     * The memory tier's budget in bytes for this database (see OpenOptions.tempBudget): sets it and resolves to
+     * the one it replaced; without an argument, resolves to the budget in force.  A lower budget applies to
+     * temp data written from then on (what the tier holds stays until its file shrinks or closes).
+     */
+    budget(bytes?: number): Promise<number>;
   };
 }
 

@@ -88,6 +88,7 @@ export const METHODS = [
 
   { name: 'stats', layer: TEMPCRYPT, async: CALL, sync: METHOD, args: ['reset'], send: (reset = false) => [!!reset] },
   { name: 'setEnabled', layer: TEMPCRYPT, async: CALL, sync: METHOD, args: ['on'], send: (on) => [!!on] },
+  { name: 'budget', layer: TEMPCRYPT, async: CALL, sync: METHOD, args: ['bytes'] },
 
   // Plumbing of the main-thread API (./async-database.js).
   ...internal(QUERYABLE, LOCAL, NONE, 'call', 'send', 'lock', 'whenFree'),

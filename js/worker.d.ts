@@ -51,6 +51,8 @@ export interface WorkerOpenOptions {
   lockTimeoutMs?: number;
   /** Observer installed before the database is opened. */
   observer?: StorageObserver;
+  /** The memory tier's budget in bytes for this database: default 64 MiB, 0 for none (as in the main-thread API). */
+  tempBudget?: number;
 }
 
 export interface RawPoolFile {
@@ -139,6 +141,8 @@ export declare class SyncDatabase {
     stats(reset?: boolean): TempcryptStats;
     /** For demos and benchmarks only: with `false`, new temp files are written to OPFS in plaintext. */
     setEnabled(on: boolean): boolean;
+    /** The memory tier's budget in bytes: sets it and returns the one it replaced; without an argument, returns it. */
+    budget(bytes?: number): number;
   };
   readonly files: {
     list(): StoredFile[];

@@ -8,7 +8,7 @@
 //   db.exec('CREATE TABLE IF NOT EXISTS t(x)');
 //   const rows = db.query('SELECT * FROM t WHERE x > ?', [1]);
 
-import { createEngine, STATS_FIELDS } from './engine.js';
+import { createEngine, checkBudget, STATS_FIELDS } from './engine.js';
 import { SqliteError, storageError } from './errors.js';
 import { SQLITE_CANTOPEN } from './constants.js';
 import { openStorage } from './storage.js';
@@ -29,10 +29,12 @@ export const LOCK_TIMEOUT_MS = DEFAULTS.lockTimeoutMs;
 export async function open(name, options = {}) {
   name = openName(name);
   checkOpenOptions(options, SYNC);
+  if (options.tempBudget !== undefined) checkBudget(options.tempBudget);
   const { storage, backend } = await openStorage(name, options);
   let conn;
   try {
     const engine = await createEngine(backend, { wasm: options.wasm });
+    if (options.tempBudget !== undefined) engine.budget(options.tempBudget);
     if (options.observer) engine.setObserver(options.observer);
     conn = engine.open(name);
     // An import's staging file left by a process or tab that died mid-way

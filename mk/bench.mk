@@ -53,10 +53,10 @@ bench-wasi: $(BUILD)/wasi/bench.wasm
 bench-browser: browser
 	node test/bench/browser.mjs --rows="$(BENCH_ROWS)" --reps=$(BENCH_REPS) --out=$(BENCH_DIR)/browser.jsonl
 
-# Ours encrypted and with plaintext temp files (what the cipher costs), then
-# the official build.
+# Ours encrypted with the memory tier at its default and without it, and
+# with plaintext temp files (what the cipher costs), then the official build.
 bench-big: browser $(BENCH_DIR)/capped/sqlite3.mjs
-	node test/bench/browser.mjs --big=$(BENCH_BIG_MIB) --big-plain --cap=$(BENCH_DIR)/capped/sqlite3.wasm --out=$(BENCH_DIR)/big.jsonl
+	node test/bench/browser.mjs --big=$(BENCH_BIG_MIB) --big-tier0 --big-plain --cap=$(BENCH_DIR)/capped/sqlite3.wasm --out=$(BENCH_DIR)/big.jsonl
 
 bench-report:
 	node test/bench/report.mjs $(BENCH_DIR)
@@ -115,3 +115,26 @@ bench-engine: browser
 # The harnesses stay alive in CI: `make test` runs the smoke mode (a wrong or
 # differing result fails it; timings are never compared).
 TEST_TARGETS += bench-smoke
+
+# The memory tier's policy measurement (docs/performance.md, "The memory
+# tier"): temp-file I/O traces of the workloads, replayed against each
+# candidate policy and budget.  Not part of `make bench`: about 10 minutes.
+#   make bench-tier-sim [TIER_SIM_ROWS="200000 1000000"]
+TIER_SIM       := $(BUILD)/tier-sim
+TIER_SIM_ROWS  ?= 200000 1000000
+$(TIER_SIM)/shell.o: $(SQLITE_DIR)/shell.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SQLITE_DEFS) -DSQLITE_SHELL_INIT_PROC=tier_trace_init -I$(SQLITE_DIR) -c $< -o $@
+$(TIER_SIM)/sqlite3-wasm.o: $(SQLITE_C)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SQLITE_DEFS) $(WASM_SPEED_DEFS) -c $< -o $@
+$(TIER_SIM)/shell-native: $(TIER_SIM)/shell.o test/bench/tier-trace.c test/bench/tier-trace.h $(NATIVE)/sqlite3.o
+	$(CC) $(NATIVE_CFLAGS) -o $@ $(TIER_SIM)/shell.o test/bench/tier-trace.c $(NATIVE)/sqlite3.o -lpthread -lm
+$(TIER_SIM)/shell-wasm: $(TIER_SIM)/shell.o test/bench/tier-trace.c test/bench/tier-trace.h $(TIER_SIM)/sqlite3-wasm.o
+	$(CC) $(NATIVE_CFLAGS) -o $@ $(TIER_SIM)/shell.o test/bench/tier-trace.c $(TIER_SIM)/sqlite3-wasm.o -lpthread -lm
+$(TIER_SIM)/tier-sim: test/bench/tier-sim.c test/bench/tier-trace.h
+	@mkdir -p $(@D)
+	$(CC) $(NATIVE_CFLAGS) -o $@ $<
+.PHONY: bench-tier-sim
+bench-tier-sim: $(TIER_SIM)/shell-native $(TIER_SIM)/shell-wasm $(TIER_SIM)/tier-sim
+	test/bench/tier-sim.sh $(TIER_SIM) $(TIER_SIM_ROWS) | tee $(TIER_SIM)/results.tsv

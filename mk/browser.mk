@@ -76,7 +76,8 @@ $(BROWSER)/%.o: wasm/browser/%.c wasm/browser/storage_vfs.h $(SQLITE_DIR)/sqlite
 	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) $(BROWSER_SQLITE_DEFS) -Wall -Wextra -c $< -o $@
 
 # The core (tempcrypt + ChaCha20) is always $(TC_SRC): no override, so no
-# build can ship without encryption.
+# build can ship without encryption.  The memory tier has its default
+# budget, as on every target; the JS API sets it per database (tempBudget).
 $(BROWSER)/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(BROWSER)/flags
 	@mkdir -p $(@D)
 	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) -Wall -Wextra -c $< -o $@

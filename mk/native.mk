@@ -108,9 +108,13 @@ CONFORMANCE_VFS ?= unix unix-dotfile unix-none unix-excl
 CONFORMANCE_DIR ?= $(if $(wildcard /dev/shm/.),/dev/shm/tempcrypt-conformance-$(USER),$(BUILD)/conformance)
 .PHONY: test-conformance
 TEST_TARGETS += test-conformance
+# Each lower VFS without the memory tier, then with it (a budget that keeps
+# every temp file of the scenarios in memory).
+CONFORMANCE_TIER_BUDGET ?= 67108864
 test-conformance: $(NATIVE_TEST)/conformance
 	@mkdir -p $(CONFORMANCE_DIR)
-	@for v in $(CONFORMANCE_VFS); do $< -dir $(CONFORMANCE_DIR) $$v || exit 1; done
+	@for v in $(CONFORMANCE_VFS); do $< -dir $(CONFORMANCE_DIR) $$v || exit 1; \
+	  $< -dir $(CONFORMANCE_DIR) -budget $(CONFORMANCE_TIER_BUDGET) $$v || exit 1; done
 	@rm -rf $(CONFORMANCE_DIR)
 
 # Counters reset while other threads do I/O lose nothing: the

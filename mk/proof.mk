@@ -2,7 +2,8 @@
 # fault injection, key hygiene, sanitizers, valgrind, ctgrind, mutations.
 #
 #   make test-proof          leakcheck, difftest, faulttest, keyhygiene,
-#                            recovery (whole again after a fault)  (CI)
+#                            recovery (whole again after a fault); each with
+#                            and without the memory tier                 (CI)
 #   make test-sanitize-asan  the same under ASan+UBSan+LSan              (CI)
 #   make test-sanitize-tsan  difftest/leakcheck with threads=4 under TSan (CI)
 #   make test-sanitize       both sanitizer runs
@@ -23,12 +24,19 @@ VALGRIND    ?= valgrind
         test-valgrind ctgrind leak-report mutate
 TEST_TARGETS += test-proof test-sanitize-asan test-sanitize-tsan ctgrind
 
+# The memory tier's runs of faulttest and recovery: budgets so small that the
+# temp files spill part-way (each program checks that they do).
+PROOF_TIER_FAULT    := -budget 12288
+PROOF_TIER_RECOVERY := -budget 16384
+
 test-proof: $(addprefix $(TEST_DIR_plain)/,$(PROOF_TESTS))
 	$(PROOF_RUN) $(TEST_DIR_plain)/leakcheck
 	$(PROOF_RUN) $(TEST_DIR_plain)/difftest
 	$(PROOF_RUN) $(TEST_DIR_plain)/faulttest
+	$(PROOF_RUN) $(TEST_DIR_plain)/faulttest $(PROOF_TIER_FAULT)
 	$(PROOF_RUN) $(TEST_DIR_plain)/keyhygiene
 	$(PROOF_RUN) $(TEST_DIR_plain)/recovery
+	$(PROOF_RUN) $(TEST_DIR_plain)/recovery $(PROOF_TIER_RECOVERY) -stride 4
 
 leak-report: $(TEST_DIR_plain)/leakcheck
 	$(PROOF_RUN) $(TEST_DIR_plain)/leakcheck
@@ -40,13 +48,19 @@ test-sanitize-asan: $(addprefix $(TEST_DIR_asan)/,$(PROOF_TESTS))
 	$(PROOF_RUN) $(PROOF_ASAN_ENV) $(TEST_DIR_asan)/leakcheck -q
 	$(PROOF_RUN) $(PROOF_ASAN_ENV) $(TEST_DIR_asan)/difftest 600
 	$(PROOF_RUN) $(PROOF_ASAN_ENV) $(TEST_DIR_asan)/faulttest
+	$(PROOF_RUN) $(PROOF_ASAN_ENV) $(TEST_DIR_asan)/faulttest $(PROOF_TIER_FAULT)
 	$(PROOF_RUN) $(PROOF_ASAN_ENV) $(TEST_DIR_asan)/keyhygiene
 	$(PROOF_RUN) $(PROOF_ASAN_ENV) $(TEST_DIR_asan)/recovery -stride 25
+	$(PROOF_RUN) $(PROOF_ASAN_ENV) $(TEST_DIR_asan)/recovery $(PROOF_TIER_RECOVERY) -stride 25
 
-# TSan with the multi-threaded sorter (PRAGMA threads=4 in both programs).
-test-sanitize-tsan: $(TEST_DIR_tsan)/difftest $(TEST_DIR_tsan)/leakcheck
-	$(PROOF_RUN) TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/test/tsan.supp $(TEST_DIR_tsan)/leakcheck -q
-	$(PROOF_RUN) TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/test/tsan.supp $(TEST_DIR_tsan)/difftest 800
+# TSan with the multi-threaded sorter (PRAGMA threads=4 in both programs,
+# with and without the memory tier, whose budget the worker threads share),
+# and the counters and the tier's budget under four threads (statsrace).
+PROOF_TSAN_ENV = TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/test/tsan.supp
+test-sanitize-tsan: $(TEST_DIR_tsan)/difftest $(TEST_DIR_tsan)/leakcheck $(TEST_DIR_tsan)/statsrace
+	$(PROOF_RUN) $(PROOF_TSAN_ENV) $(TEST_DIR_tsan)/leakcheck -q
+	$(PROOF_RUN) $(PROOF_TSAN_ENV) $(TEST_DIR_tsan)/difftest 800
+	$(PROOF_RUN) $(PROOF_TSAN_ENV) $(TEST_DIR_tsan)/statsrace 4 4000
 
 test-sanitize: test-sanitize-asan test-sanitize-tsan
 
@@ -59,8 +73,10 @@ test-valgrind: $(addprefix $(TEST_DIR_plain)/,$(PROOF_TESTS)) \
 	$(PROOF_RUN) $(PROOF_VG) $(TEST_DIR_plain)/leakcheck -q
 	$(PROOF_RUN) $(PROOF_VG) $(TEST_DIR_plain)/difftest 400
 	$(PROOF_RUN) $(PROOF_VG) $(TEST_DIR_plain)/faulttest -stride 7
+	$(PROOF_RUN) $(PROOF_VG) $(TEST_DIR_plain)/faulttest $(PROOF_TIER_FAULT) -stride 7
 	$(PROOF_RUN) $(PROOF_VG) $(TEST_DIR_plain)/keyhygiene
 	$(PROOF_RUN) $(PROOF_VG) $(TEST_DIR_plain)/recovery -stride 100
+	$(PROOF_RUN) $(PROOF_VG) $(TEST_DIR_plain)/recovery $(PROOF_TIER_RECOVERY) -stride 100
 
 # Constant time: key and plaintext are marked undefined; memcheck then
 # reports any branch or address that depends on them.  The self-test must

@@ -23,17 +23,21 @@
 **
 ** It needs getentropy() (glibc 2.25+, macOS, the BSDs, wasi-libc,
 ** Emscripten).  -DSQLITE_TEMPCRYPT_DEFAULT_ENABLED=0 makes the runtime
-** switch start off.  -DSQLITE_TEMPCRYPT_TESTING adds hooks that expose
-** keys to tests; never ship a build with it.
+** switch start off; -DSQLITE_TEMPCRYPT_DEFAULT_BUDGET=N sets the memory
+** tier's budget in bytes (below; 0: no tier).  -DSQLITE_TEMPCRYPT_TESTING
+** adds hooks that expose keys to tests; never ship a build with it.
 **
 ** USING
 **
 **     sqlite3_tempcrypt_register(0, 1);   // over the default VFS, as default
 **
 ** From then on every connection that uses the default VFS gets encrypted
-** temporary files.  sqlite3_tempcrypt_set_enabled(0) makes newly opened
-** temporary files plaintext again (for comparisons and benchmarks), and
-** sqlite3_tempcrypt_stats() reports what went through the cipher.
+** temporary files, kept in memory up to a budget shared by all of them
+** (sqlite3_tempcrypt_budget() or PRAGMA tempcrypt_budget sets it).
+** sqlite3_tempcrypt_set_enabled(0) makes newly opened temporary files
+** plaintext again (for comparisons and benchmarks), and
+** sqlite3_tempcrypt_stats() reports what went through the cipher and
+** what the memory tier holds.
 **
 ** IMPLEMENTATION NOTES
 **
@@ -41,10 +45,15 @@
 ** special instructions; table-based AES, the fallback where there is no
 ** AES hardware such as in WebAssembly, leaks through cache timing.
 **
-** A file is cut into blocks: the page size for databases without a name
-** (main, temporary and transient; taken from the first write, 512 to
-** 65536 bytes), 4096 bytes for everything else.  Block k is stored at k*(B+8) as an 8-byte
-** little-endian counter followed by up to B bytes of ciphertext:
+** A file is cut into blocks of B bytes, B fixed by its first write: a
+** power of two written at a multiple of itself is taken as B (512 to
+** 65536 bytes for databases without a name: main, temporary and
+** transient, whose first write is a page; 4096 to 65536 for the other
+** temp files, such as the sorter's runs, written in units of the main
+** database's page size), anything else gives 4096, so one aligned unit
+** of SQLite's is one block and one lower write.  Block k is stored at
+** k*(B+8) as an 8-byte little-endian counter followed by up to B bytes of
+** ciphertext:
 **
 **     | ctr 0 | ciphertext 0 | ctr 1 | ciphertext 1 | ... | ctr n | part |
 **
@@ -93,7 +102,59 @@
 ** writes.  Reads decrypt into SQLite's buffer; writes encrypt from
 ** SQLite's buffer into one per-file work buffer of one block plus its
 ** counter, which then goes down in a single lower write.  Neither path
-** allocates memory.
+** allocates memory, except that a file's first write allocates its work
+** buffer (the block size is known then) and a block entering the memory
+** tier (below) gets its own.
+**
+** THE MEMORY TIER
+**
+** Temp data in memory is what PRAGMA temp_store=MEMORY gives, faster than
+** any file; temp data in files keeps memory bounded.  The shim does both:
+** the blocks of encrypted files stay in memory, as plaintext (SQLite's
+** page cache holds the same bytes), while all files of the process
+** together stay under a budget (sqlite3_tempcrypt_budget(), 64 MiB unless
+** compiled otherwise); a block that does not fit goes to the lower file,
+** encrypted as above.  A block gets memory when it is first written, if
+** the budget has room and the allocator gives it (an allocation failure
+** sends the block down, never fails the write); it stays in memory until
+** the file shrinks past it or closes, and is wiped before it is freed.  A
+** block on the lower file stays there.  Nothing moves between the two, so
+** no block is ever written twice and plaintext never goes down.  The
+** policy was chosen by replaying the temp-file I/O of the benchmark
+** workloads against the alternatives (docs/performance.md, "The memory
+** tier"): spilling a whole file once it outgrows the budget, as SQLite's
+** in-memory journal does, sent three times the bytes down (64 MiB budget,
+** a million rows), and evicting a file's least recently used blocks did no
+** better than this while paying a write for every eviction.
+**
+** Per file the tier is an array of block pointers, grown by doubling and
+** counted against the budget with the blocks.  nLowerBlk marks where the
+** lower file holds nothing any more: only blocks from there on may take
+** memory, so a block never lives in both places, and those of them that
+** are not in memory are holes, which read as zeros without a lower call.
+** The bytes of a memory block past the end of the file are zeros.
+**
+** Threads: the budget is process-wide and claimed by compare-and-swap, so
+** the sorter's worker threads together never hold more than it.  SQLite
+** uses a file from one thread at a time, and a thread touches only the
+** blocks of the file it is in: no file's memory is ever taken back by
+** another file.  A lower budget applies to blocks allocated from then on.
+**
+** A file opened while the budget is above 0 opens its lower file only
+** when its first block does not fit, so temp files that fit never reach
+** the disk (or an OPFS pool slot).  Until then its methods promise nothing
+** the lower VFS might lack: locks are kept in the file (no other
+** connection can see a file without a name) and taken on the lower file
+** when it opens; the hints SQLite sends every temp file (SIZE_HINT,
+** MMAP_SIZE, SYNC, COMMIT_PHASETWO) are answered here, and the file
+** controls that report on the lower file open it first (tcFileControl);
+** the device characteristics are 0 and the sector size is SQLite's
+** default.  If the lower file cannot be opened, the write that needed it
+** fails with an I/O error (SQLITE_FULL if the lower VFS said so) and the
+** file is as it was.  The key is made at open either way, so a failing
+** CSPRNG still fails the open.  With the budget at 0 a file opens its
+** lower file at once and never uses the tier: the shim behaves as it did
+** before the tier.
 **
 ** What it does not do: it protects confidentiality, not integrity, and it
 ** cannot tell which connection a temporary file belongs to, so temporary
@@ -121,49 +182,69 @@ typedef struct TcFile TcFile;
 #define ORIGFILE(p) ((sqlite3_file*)(((TcFile*)(p))+1))
 
 #define TC_HDR        8      /* counter in front of every block */
-#define TC_BLOCK      4096   /* block payload of files that hold no pages */
+#define TC_BLOCK      4096   /* smallest block of files that are not databases */
 #define TC_MIN_PAGE   512
 #define TC_MAX_PAGE   65536
+#define TC_SECTOR     4096   /* SQLITE_DEFAULT_SECTOR_SIZE */
 
 /* An open file. */
 struct TcFile {
   sqlite3_file base;       /* IO methods */
   u8 bCrypt;               /* Encrypted temporary file; else pass-through */
-  u8 bDbFile;              /* A database: block size = page size */
+  u8 bDbFile;              /* A database: blocks from 512 bytes (else TC_BLOCK) */
+  u8 bLower;               /* The lower file is open */
   u8 bLastKnown;           /* iLastCtr is the last block's counter */
   u8 bDirtyTail;           /* The lower file may hold bytes past the end */
   u8 bPending;             /* aBuf holds block kPending, to be rewritten */
+  u8 eLock;                /* Lock level SQLite holds while !bLower */
+  int openFlags;           /* Flags for opening the lower file later */
   int szBlock;             /* Block payload in bytes, 0 until known */
   int nPending;            /* Valid bytes of the pending block */
   i64 iSize;               /* Logical size */
   i64 kPending;            /* Block whose rewrite failed, if bPending */
+  i64 nLowerBlk;           /* Blocks from here on hold nothing on the lower file */
   u64 iCounter;            /* Last counter handed out */
   u64 iLastCtr;            /* Counter of the last block, if bLastKnown */
   u64 iPendingCtr;         /* Counter aBuf is encrypted under, if bPending */
   u8 *aBuf;                /* Work buffer: TC_HDR + szBlock bytes */
+  u8 **apMem;              /* Memory tier: apMem[k] holds block k, or NULL */
+  i64 nMemSlot;            /* Entries of apMem */
+  i64 nMemTop;             /* No block from here on is in memory */
+  u64 nMemByte;            /* Bytes this file holds in the tier */
   u8 aKey[32];             /* This file's key */
 };
 
 /*
-** Process-wide state: the runtime switch and the counters.  Both are
-** touched from every thread that does I/O (the sorter has worker threads),
-** so they use relaxed atomics; wasm builds without threads need none.
+** Process-wide state: the runtime switch, the memory tier's budget and
+** use, and the statistics.  All are touched from every thread that does
+** I/O (the sorter has worker threads), so they use relaxed atomics, and
+** the budget is claimed by compare-and-swap; wasm builds without threads
+** need none.
 */
 #if defined(__wasm__) && !defined(__wasm_atomics__)
 # define TC_LOAD(x)      (x)
 # define TC_STORE(x, v)  ((x) = (v))
 # define TC_ADD(x, n)    ((x) += (n))
-# define TC_TAKE(x)      tcTake(&(x))
-static uint64_t tcTake(uint64_t *p){ uint64_t v = *p; *p = 0; return v; }
+# define TC_SUB(x, n)    ((x) -= (n))
+# define TC_SWAP(x, v)   tcSwap(&(x), (v))
+# define TC_CAS(x, c, v) ((x)==(c) ? ((x) = (v), 1) : ((c) = (x), 0))
+static uint64_t tcSwap(uint64_t *p, uint64_t v){ uint64_t o = *p; *p = v; return o; }
 #else
 # define TC_LOAD(x)      __atomic_load_n(&(x), __ATOMIC_RELAXED)
 # define TC_STORE(x, v)  __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 # define TC_ADD(x, n)    ((void)__atomic_fetch_add(&(x), (n), __ATOMIC_RELAXED))
-# define TC_TAKE(x)      __atomic_exchange_n(&(x), 0, __ATOMIC_RELAXED)
+# define TC_SUB(x, n)    ((void)__atomic_fetch_sub(&(x), (n), __ATOMIC_RELAXED))
+# define TC_SWAP(x, v)   __atomic_exchange_n(&(x), (v), __ATOMIC_RELAXED)
+# define TC_CAS(x, c, v) __atomic_compare_exchange_n(&(x), &(c), (v), 1, \
+                             __ATOMIC_RELAXED, __ATOMIC_RELAXED)
 #endif
+#define TC_TAKE(x)       TC_SWAP(x, 0)
 
 static int tcEnabled = SQLITE_TEMPCRYPT_DEFAULT_ENABLED ? 1 : 0;
-static struct sqlite3_tempcrypt_stats tcStats;
+static struct sqlite3_tempcrypt_stats tcStats;   /* the counters */
+static u64 tcBudget = SQLITE_TEMPCRYPT_DEFAULT_BUDGET;
+static u64 tcMemUsed = 0;     /* bytes the tier holds, all files */
+static u64 tcMemPeak = 0;     /* most of tcMemUsed since the last reset */
 
 /*
 ** The CSPRNG.  getentropy() returns at most 256 bytes a call.  There is no
@@ -184,6 +265,8 @@ static int tcGetEntropy(void *pBuf, size_t n){
 static int (*tcEntropy)(void*, size_t) = tcGetEntropy;
 static sqlite3_tempcrypt_key_hook tcKeyHook = 0;
 static void *tcKeyHookArg = 0;
+static sqlite3_tempcrypt_block_hook tcBlockHook = 0;
+static void *tcBlockHookArg = 0;
 # define TC_ENTROPY(p, n)  tcEntropy(p, n)
 #else
 # define TC_ENTROPY(p, n)  tcGetEntropy(p, n)
@@ -266,17 +349,17 @@ static sqlite3_vfs tc_vfs = {
 #define TC_IO_METHODS(NAME, VERSION, SHM, FETCH)                             \
 static const sqlite3_io_methods NAME = {                                     \
   VERSION,                    /* iVersion: at most the lower file's */       \
-  tcClose,                    /* xClose: wipes key and buffer */             \
-  tcRead,                     /* xRead: decrypts block by block */           \
-  tcWrite,                    /* xWrite: encrypts under fresh counters */    \
-  tcTruncate,                 /* xTruncate: logical and physical */          \
+  tcClose,                    /* xClose: wipes key, buffer, memory blocks */ \
+  tcRead,                     /* xRead: memory, else decrypts by block */    \
+  tcWrite,                    /* xWrite: memory, else fresh counters */      \
+  tcTruncate,                 /* xTruncate: logical, memory and physical */  \
   tcSync,                     /* xSync: repairs first, then passes down */   \
   tcFileSize,                 /* xFileSize: logical size */                  \
-  tcLock,                     /* xLock: pass-through */                      \
-  tcUnlock,                   /* xUnlock: pass-through */                    \
-  tcCheckReservedLock,        /* xCheckReservedLock: pass-through */         \
+  tcLock,                     /* xLock: pass-through, or kept (no lower) */  \
+  tcUnlock,                   /* xUnlock: likewise */                        \
+  tcCheckReservedLock,        /* xCheckReservedLock: likewise */             \
   tcFileControl,              /* xFileControl: audited list, VFSNAME tagged */\
-  tcSectorSize,               /* xSectorSize: pass-through */                \
+  tcSectorSize,               /* xSectorSize: pass-through (no lower: 4096) */\
   tcDeviceCharacteristics,    /* xDeviceCharacteristics: no false claims */  \
   TC_IF(SHM, tcShmMap),       /* xShmMap: pass-through, if the lower has it */\
   TC_IF(SHM, tcShmLock),      /* xShmLock: likewise */                       \
@@ -375,21 +458,185 @@ static int tcSetBlockSize(TcFile *p, int szBlock){
 }
 
 /*
-** The block size of a database file whose first write is iAmt bytes at
-** iOfst: a database writes whole pages, so a power of two from 512 to
-** 65536 written at a multiple of itself is its page size.  Anything that
-** does not look like a page gets TC_BLOCK.
+** The block size of a file whose first write is iAmt bytes at iOfst.  A
+** database writes whole pages, so a power of two from 512 to 65536
+** written at a multiple of itself is its page size.  Other temp files
+** take the size of such a first write too, from TC_BLOCK up: the sorter
+** writes its runs in units of the main database's page size, aligned, so
+** each unit is one block and one lower write (with 4096-byte blocks an
+** 8 KiB unit took two).  A journal reaches its file with a 512-byte
+** header or a 4-byte page number, or, spilled from memory, in one write
+** of all it held so far (under 64 KiB of records; rarely a power of
+** two).  Anything else gets TC_BLOCK.  Every block size is correct for
+** every file: the choice is only about the number of lower calls.
 */
-static int tcChooseBlockSize(int iAmt, i64 iOfst){
-  if( iAmt>=TC_MIN_PAGE && iAmt<=TC_MAX_PAGE
+static int tcChooseBlockSize(int bDbFile, int iAmt, i64 iOfst){
+  if( iAmt>=(bDbFile ? TC_MIN_PAGE : TC_BLOCK) && iAmt<=TC_MAX_PAGE
    && (iAmt & (iAmt-1))==0 && iOfst%iAmt==0 ){
     return iAmt;
   }
   return TC_BLOCK;
 }
 
+/* ------------------------------------------------------------ memory tier */
+
+/* Raise the peak to v if it is lower. */
+static void tcPeakRaise(u64 v){
+  u64 pk = TC_LOAD(tcMemPeak);
+  while( v>pk && !TC_CAS(tcMemPeak, pk, v) ){}
+}
+
+/* Claim n bytes of the budget for file p: 0 if they do not fit.  The
+** compare-and-swap makes claims from several threads add up to at most
+** the budget. */
+static int tcMemClaim(TcFile *p, u64 n){
+  u64 cur = TC_LOAD(tcMemUsed);
+  do{
+    if( cur + n > TC_LOAD(tcBudget) ) return 0;
+  }while( !TC_CAS(tcMemUsed, cur, cur + n) );
+  tcPeakRaise(cur + n);
+  p->nMemByte += n;
+  return 1;
+}
+
+static void tcMemUnclaim(TcFile *p, u64 n){
+  assert( n<=p->nMemByte );
+  p->nMemByte -= n;
+  TC_SUB(tcMemUsed, n);
+}
+
+/* Block k in memory, or NULL. */
+#define TC_MEM(p, k)  ((k)<(p)->nMemTop ? (p)->apMem[k] : 0)
+
+/*
+** Memory for block k, which holds nothing anywhere yet (the lower file has
+** nothing from block nLowerBlk on), if the budget and the allocator allow;
+** else NULL, and the block goes to the lower file.  The block is zeros
+** except for bytes [iOff, iOff+n), which the caller fills at once.
+*/
+static u8 *tcMemNew(TcFile *p, i64 k, int iOff, int n){
+  u8 *a;
+  if( k<p->nLowerBlk ) return 0;
+  if( k>=p->nMemSlot ){
+    i64 nNew = p->nMemSlot ? 2*p->nMemSlot : 16;
+    u64 nGrow;
+    u8 **ap;
+    while( nNew<=k ) nNew *= 2;
+    nGrow = (u64)(nNew - p->nMemSlot)*sizeof(u8*);
+    if( !tcMemClaim(p, nGrow) ) return 0;
+    ap = sqlite3_realloc64(p->apMem, (u64)nNew*sizeof(u8*));
+    if( ap==0 ){
+      tcMemUnclaim(p, nGrow);
+      return 0;
+    }
+    memset(ap + p->nMemSlot, 0, (size_t)nGrow);
+    p->apMem = ap;
+    p->nMemSlot = nNew;
+  }
+  if( !tcMemClaim(p, (u64)p->szBlock) ) return 0;
+  a = sqlite3_malloc(p->szBlock);
+  if( a==0 ){
+    tcMemUnclaim(p, (u64)p->szBlock);
+    return 0;
+  }
+#ifdef SQLITE_TEMPCRYPT_TESTING
+  if( tcBlockHook ) tcBlockHook(tcBlockHookArg, a, p->szBlock);
+#endif
+  memset(a, 0, iOff);
+  memset(a + iOff + n, 0, p->szBlock - iOff - n);
+  p->apMem[k] = a;
+  if( k>=p->nMemTop ) p->nMemTop = k+1;
+  return a;
+}
+
+/* Wipe and free the memory blocks from block kFrom on. */
+static void tcMemDrop(TcFile *p, i64 kFrom){
+  i64 k;
+  if( kFrom<0 ) kFrom = 0;
+  for(k=kFrom; k<p->nMemTop; k++){
+    if( p->apMem[k] ){
+      tempcrypt_wipe(p->apMem[k], (size_t)p->szBlock);
+      sqlite3_free(p->apMem[k]);
+      p->apMem[k] = 0;
+      tcMemUnclaim(p, (u64)p->szBlock);
+    }
+  }
+  if( kFrom<p->nMemTop ) p->nMemTop = kFrom;
+  while( p->nMemTop>0 && p->apMem[p->nMemTop-1]==0 ) p->nMemTop--;
+}
+
+/*
+** The logical size went back to iSize: free the memory blocks past it and
+** zero the bytes past it in the last one (the bytes of a memory block past
+** the end of the file are zeros, so that growing the file needs nothing).
+*/
+static void tcMemClip(TcFile *p){
+  u8 *a;
+  int iOff;
+  if( p->nMemTop==0 ) return;
+  tcMemDrop(p, (p->iSize + p->szBlock - 1)/p->szBlock);
+  iOff = (int)(p->iSize % p->szBlock);
+  if( iOff && (a = TC_MEM(p, p->iSize/p->szBlock))!=0 ){
+    memset(a + iOff, 0, p->szBlock - iOff);
+  }
+}
+
+/* Blocks from iSize on hold nothing on the lower file, which now ends there. */
+static void tcLowerCut(TcFile *p, i64 iSize){
+  i64 nBlk = p->szBlock ? (iSize + p->szBlock - 1)/p->szBlock : 0;
+  if( p->nLowerBlk>nBlk ) p->nLowerBlk = nBlk;
+}
+
+/*
+** Open the lower file of a file that was opened without it (the memory
+** tier), and take the lock SQLite holds on the file.  Nothing of the file
+** is in it yet: blocks that are not in memory read as zeros from it.  On
+** failure everything stays as it was.
+*/
+static int tcLowerOpen(TcFile *p){
+  static const u8 aLevel[] = {
+    SQLITE_LOCK_SHARED, SQLITE_LOCK_RESERVED, SQLITE_LOCK_EXCLUSIVE
+  };
+  sqlite3_vfs *pOrig = ORIGVFS(&tc_vfs);
+  sqlite3_file *pSub = ORIGFILE(p);
+  int rc, i, outFlags = 0;
+  assert( p->bCrypt && !p->bLower && p->nLowerBlk==0 );
+  rc = pOrig->xOpen(pOrig, 0, pSub, p->openFlags, &outFlags);
+  for(i=0; rc==SQLITE_OK && i<3 && aLevel[i]<=p->eLock; i++){
+    rc = pSub->pMethods->xLock(pSub, aLevel[i]);
+  }
+  if( rc!=SQLITE_OK ){
+    if( pSub->pMethods ) pSub->pMethods->xClose(pSub);
+    pSub->pMethods = 0;
+    sqlite3_log(rc, "tempcrypt: cannot open the lower file of a temp file");
+    return rc;
+  }
+  p->bLower = 1;
+  TC_ADD(tcStats.nFileSpilled, 1);
+#ifdef SQLITE_TEMPCRYPT_TESTING
+  if( tcKeyHook ) tcKeyHook(tcKeyHookArg, &p->base, pSub, p->openFlags, p->aKey);
+#endif
+  return SQLITE_OK;
+}
+
+/* What a write returns when the lower file cannot be opened: the codes
+** SQLite's pager and sorter expect of xWrite. */
+static int tcLowerOpenError(int rc){
+  if( rc==SQLITE_FULL || (rc & 0xff)==SQLITE_IOERR ) return rc;
+  if( (rc & 0xff)==SQLITE_NOMEM ) return SQLITE_IOERR_NOMEM;
+  return SQLITE_IOERR_WRITE;
+}
+
 /* Wipe and release everything secret about an encrypted file. */
 static void tcWipeFile(TcFile *p){
+  tcMemDrop(p, 0);
+  if( p->apMem ){
+    sqlite3_free(p->apMem);
+    tcMemUnclaim(p, (u64)p->nMemSlot*sizeof(u8*));
+    p->apMem = 0;
+    p->nMemSlot = 0;
+  }
+  assert( p->nMemByte==0 );
   if( p->aBuf ){
     tempcrypt_wipe(p->aBuf, TC_HDR + (size_t)p->szBlock);
     sqlite3_free(p->aBuf);
@@ -472,6 +719,7 @@ static int tcRepair(TcFile *p){
       return rc;
     }
     p->bDirtyTail = 0;
+    tcLowerCut(p, p->iSize);
   }
   return SQLITE_OK;
 }
@@ -501,6 +749,8 @@ static int tcWriteBlock(TcFile *p, i64 k, int iOff, const u8 *z, int n){
   int rc;
 
   assert( !p->bPending && n>0 && iEnd<=p->szBlock );
+  assert( p->bLower && TC_MEM(p, k)==0 );
+  if( k>=p->nLowerBlk ) p->nLowerBlk = k+1;   /* even if the write fails */
   if( nValid>0 && iOff>=nValid && k==tcLastBlock(p) && p->bLastKnown ){
     bAppend = 1;
     iCtr = p->iLastCtr;
@@ -570,6 +820,9 @@ static int tcFillLast(TcFile *p, i64 iEnd){
   i64 kLast = tcLastBlock(p);
   i64 iBlockEnd = (kLast+1)*p->szBlock;
   if( iEnd<=p->iSize || p->iSize%p->szBlock==0 ) return SQLITE_OK;
+  /* A block in memory, or one the lower file holds nothing of, reads as
+  ** zeros past its end already. */
+  if( TC_MEM(p, kLast) || kLast>=p->nLowerBlk ) return SQLITE_OK;
   if( iEnd>iBlockEnd ) iEnd = iBlockEnd;
   return tcWriteBlock(p, kLast, tcValid(p, kLast), 0, (int)(iEnd - p->iSize));
 }
@@ -587,9 +840,43 @@ static void tcWriteFailed(TcFile *p, i64 iOldSize){
   p->bLastKnown = 0;
   /* The pending block had valid bytes before the write. */
   assert( !p->bPending || p->kPending*p->szBlock<iOldSize );
+  tcMemClip(p);
+  if( !p->bLower ) return;
   if( pSub->pMethods->xTruncate(pSub, tcPhysSize(p, iOldSize))!=SQLITE_OK ){
     p->bDirtyTail = 1;
+  }else{
+    tcLowerCut(p, iOldSize);
   }
+}
+
+/*
+** Store n bytes of z (zeros if z is NULL) at byte iOff of block k: in the
+** block's memory if it has some or can get some (tcMemNew), else in the
+** lower file, encrypted (tcWriteBlock), which opens now if need be.
+*/
+static int tcStore(TcFile *p, i64 k, int iOff, const u8 *z, int n){
+  u8 *a = TC_MEM(p, k);
+  i64 iEnd = k*p->szBlock + iOff + n;
+  int rc;
+  if( a==0 ) a = tcMemNew(p, k, iOff, n);
+  if( a ){
+    if( z ){
+      memcpy(a + iOff, z, n);
+    }else{
+      memset(a + iOff, 0, n);
+    }
+    if( iEnd>p->iSize ){
+      p->iSize = iEnd;
+      p->bLastKnown = 0;   /* the last block is in memory now */
+    }
+    return SQLITE_OK;
+  }
+  if( !p->bLower ){
+    rc = tcLowerOpen(p);
+    if( rc!=SQLITE_OK ) return tcLowerOpenError(rc);
+  }
+  if( z ) TC_ADD(tcStats.nSpilled, (u64)n);
+  return tcWriteBlock(p, k, iOff, z, n);
 }
 
 /* ------------------------------------------------------------ methods */
@@ -598,14 +885,17 @@ static int tcClose(sqlite3_file *pFile){
   TcFile *p = (TcFile*)pFile;
   pFile = ORIGFILE(pFile);
   if( p->bCrypt ) tcWipeFile(p);
+  if( !p->bLower ) return SQLITE_OK;
   return pFile->pMethods->xClose(pFile);
 }
 
 /*
-** Read block by block.  A read from the start of a block fetches counter
-** and data in one lower call into the work buffer and decrypts from there
-** into zBuf; a read from inside a block fetches the counter, then the
-** data straight into zBuf, and decrypts it in place.
+** Read block by block.  A block in memory is copied; one that holds
+** nothing on the lower file reads as zeros.  From the lower file, a read
+** from the start of a block fetches counter and data in one lower call
+** into the work buffer and decrypts from there into zBuf; a read from
+** inside a block fetches the counter, then the data straight into zBuf,
+** and decrypts it in place.
 */
 static int tcRead(sqlite3_file *pFile, void *zBuf, int iAmt, sqlite3_int64 iOfst){
   TcFile *p = (TcFile*)pFile;
@@ -623,6 +913,7 @@ static int tcRead(sqlite3_file *pFile, void *zBuf, int iAmt, sqlite3_int64 iOfst
   while( iAmt>0 ){
     i64 k;
     int iOff, n;
+    const u8 *a;
     if( iOfst>=p->iSize ){
       memset(z, 0, iAmt);
       return SQLITE_IOERR_SHORT_READ;
@@ -631,7 +922,11 @@ static int tcRead(sqlite3_file *pFile, void *zBuf, int iAmt, sqlite3_int64 iOfst
     iOff = (int)(iOfst % p->szBlock);
     n = tcValid(p, k) - iOff;
     if( n>iAmt ) n = iAmt;
-    if( iOff==0 ){
+    if( (a = TC_MEM(p, k))!=0 ){
+      memcpy(z, a + iOff, n);
+    }else if( k>=p->nLowerBlk ){
+      memset(z, 0, n);
+    }else if( iOff==0 ){
       rc = tcFetchBlock(p, k, n, z);
     }else{
       u8 aHdr[TC_HDR];
@@ -670,7 +965,7 @@ static int tcWrite(sqlite3_file *pFile, const void *zBuf, int iAmt, sqlite3_int6
   if( !p->bCrypt ) return pSub->pMethods->xWrite(pSub, zBuf, iAmt, iOfst);
   if( iAmt<=0 ) return SQLITE_OK;
   if( p->szBlock==0 ){
-    rc = tcSetBlockSize(p, tcChooseBlockSize(iAmt, iOfst));
+    rc = tcSetBlockSize(p, tcChooseBlockSize(p->bDbFile, iAmt, iOfst));
     if( rc!=SQLITE_OK ) return SQLITE_IOERR_NOMEM;
   }
   rc = tcRepair(p);
@@ -684,7 +979,7 @@ static int tcWrite(sqlite3_file *pFile, const void *zBuf, int iAmt, sqlite3_int6
     int iOff = (int)(iOfst % p->szBlock);
     int n = p->szBlock - iOff;
     if( n>iAmt ) n = iAmt;
-    rc = tcWriteBlock(p, k, iOff, z, n);
+    rc = tcStore(p, k, iOff, z, n);
     z += n;
     iOfst += n;
     iAmt -= n;
@@ -718,13 +1013,17 @@ static int tcTruncate(sqlite3_file *pFile, sqlite3_int64 size){
     tcWriteFailed(p, iSizeBefore);
     return rc;
   }
-  rc = pSub->pMethods->xTruncate(pSub, tcPhysSize(p, size));
-  if( rc!=SQLITE_OK ){
-    /* The fill above may have grown the file: undo it, as for a write. */
-    if( p->iSize!=iSizeBefore ) tcWriteFailed(p, iSizeBefore);
-    return rc;
+  if( p->bLower ){
+    rc = pSub->pMethods->xTruncate(pSub, tcPhysSize(p, size));
+    if( rc!=SQLITE_OK ){
+      /* The fill above may have grown the file: undo it, as for a write. */
+      if( p->iSize!=iSizeBefore ) tcWriteFailed(p, iSizeBefore);
+      return rc;
+    }
+    tcLowerCut(p, size);
   }
   p->iSize = size;
+  tcMemClip(p);
   p->bLastKnown = 0;   /* keystream past the new end is spent */
   p->bDirtyTail = 0;   /* the lower file ends where the data does */
   p->bPending = 0;     /* only a block cut away can have been pending */
@@ -735,6 +1034,7 @@ static int tcTruncate(sqlite3_file *pFile, sqlite3_int64 size){
 static int tcSync(sqlite3_file *pFile, int flags){
   TcFile *p = (TcFile*)pFile;
   if( p->bCrypt && tcRepair(p)!=SQLITE_OK ) return SQLITE_IOERR_FSYNC;
+  if( !p->bLower ) return SQLITE_OK;      /* nothing below to sync */
   pFile = ORIGFILE(pFile);
   return pFile->pMethods->xSync(pFile, flags);
 }
@@ -749,26 +1049,70 @@ static int tcFileSize(sqlite3_file *pFile, sqlite3_int64 *pSize){
   return pFile->pMethods->xFileSize(pFile, pSize);
 }
 
+/*
+** Locks pass down.  A file without its lower file yet (the memory tier)
+** has no other connection that could see it: it keeps the level SQLite
+** asks for, and tcLowerOpen takes that level on the lower file.
+*/
 static int tcLock(sqlite3_file *pFile, int eLock){
+  TcFile *p = (TcFile*)pFile;
+  if( !p->bLower ){
+    p->eLock = (u8)eLock;
+    return SQLITE_OK;
+  }
   pFile = ORIGFILE(pFile);
   return pFile->pMethods->xLock(pFile, eLock);
 }
 
 static int tcUnlock(sqlite3_file *pFile, int eLock){
+  TcFile *p = (TcFile*)pFile;
+  if( !p->bLower ){
+    if( eLock<p->eLock ) p->eLock = (u8)eLock;
+    return SQLITE_OK;
+  }
   pFile = ORIGFILE(pFile);
   return pFile->pMethods->xUnlock(pFile, eLock);
 }
 
 static int tcCheckReservedLock(sqlite3_file *pFile, int *pResOut){
+  TcFile *p = (TcFile*)pFile;
+  if( !p->bLower ){
+    *pResOut = p->eLock>=SQLITE_LOCK_RESERVED;
+    return SQLITE_OK;
+  }
   pFile = ORIGFILE(pFile);
   return pFile->pMethods->xCheckReservedLock(pFile, pResOut);
 }
 
 /*
-** File controls.  Named files pass everything down.  For an encrypted file
-** every op was looked at, and only those that cannot break the layout go
-** down; everything else, including ops newer than this list, gets
-** SQLITE_NOTFOUND, which SQLite takes as "not for this file":
+** PRAGMA tempcrypt_budget and PRAGMA tempcrypt_budget=N (bytes): the
+** memory tier's budget, process-wide, like PRAGMA soft_heap_limit.  Any
+** file of tempcrypt answers it (SQLite asks the main database's).
+*/
+static int tcPragma(char **azArg){
+  i64 n = 0;
+  const char *z = azArg[2];
+  if( sqlite3_stricmp(azArg[1], "tempcrypt_budget")!=0 ) return SQLITE_NOTFOUND;
+  if( z ){
+    do{
+      if( *z<'0' || *z>'9' || n>(((i64)0x7fffffffffffffffLL) - 9)/10 ){
+        azArg[0] = sqlite3_mprintf("tempcrypt_budget: not a number of bytes: %s", azArg[2]);
+        return SQLITE_ERROR;
+      }
+      n = n*10 + (*z - '0');
+    }while( *++z );
+    sqlite3_tempcrypt_budget(n);
+  }
+  azArg[0] = sqlite3_mprintf("%lld", (long long)sqlite3_tempcrypt_budget(-1));
+  return azArg[0] ? SQLITE_OK : SQLITE_NOMEM;
+}
+
+/*
+** File controls.  Named files pass everything down but PRAGMA
+** tempcrypt_budget.  For an encrypted file every op was looked at, and
+** only those that cannot break the layout go down; everything else,
+** including ops newer than this list, gets SQLITE_NOTFOUND, which SQLite
+** takes as "not for this file":
 **
 **   forwarded   VFSNAME (tagged), TEMPFILENAME, LOCKSTATE, LAST_ERRNO,
 **               HAS_MOVED, SYNC, COMMIT_PHASETWO, BUSYHANDLER,
@@ -778,43 +1122,70 @@ static int tcCheckReservedLock(sqlite3_file *pFile, int *pResOut){
 **               encrypted files anyway);
 **   translated  SIZE_HINT: the logical size becomes the physical one (a
 **               lower file grown by a hint reads as zeros, i.e. holes);
+**               before the first write fixes the block size there is no
+**               physical size, and the hint is answered SQLITE_OK;
 **   limited     MMAP_SIZE: the lower file's limit is set to (or asked as)
 **               0 and the answer is 0: the file is never mapped (its
 **               table has no xFetch); the result code is the lower's, so
 **               a lower VFS without mmap still says SQLITE_NOTFOUND;
+**   answered    PRAGMA tempcrypt_budget (tcPragma);
 **   refused     CHUNK_SIZE (the unix VFS would then round truncates up and
 **               leave old blocks and counters past the end, which would
 **               read back as data when the file grows again), SIZE_LIMIT
 **               (a memdb limit on a size that is not ours), the atomic
-**               write batch ops (no atomic claims), NULL_IO, PRAGMA,
-**               WIN32_*, ZIPVFS, RBU, CKPT_*, and anything unknown.
+**               write batch ops (no atomic claims), NULL_IO, other
+**               PRAGMAs, WIN32_*, ZIPVFS, RBU, CKPT_*, and anything
+**               unknown.
+**
+** A file without its lower file yet (the memory tier) answers the hints
+** SQLite sends every temp file itself: SIZE_HINT SQLITE_OK (there is
+** nothing to reserve), MMAP_SIZE SQLITE_OK and 0 (never mapped), SYNC and
+** COMMIT_PHASETWO SQLITE_NOTFOUND (nothing to sync).  The forwarded ops
+** that report on or configure the lower file open it first, so that they
+** answer what the lower file would.
 */
 static int tcFileControl(sqlite3_file *pFile, int op, void *pArg){
   TcFile *p = (TcFile*)pFile;
   sqlite3_file *pSub = ORIGFILE(pFile);
   int rc;
+  if( op==SQLITE_FCNTL_PRAGMA ){
+    rc = tcPragma((char**)pArg);
+    if( rc!=SQLITE_NOTFOUND || p->bCrypt ) return rc;
+  }
   if( p->bCrypt ){
     switch( op ){
+      case SQLITE_FCNTL_SYNC:
+      case SQLITE_FCNTL_COMMIT_PHASETWO:
+        if( !p->bLower ) return SQLITE_NOTFOUND;
+        break;
       case SQLITE_FCNTL_VFSNAME:
       case SQLITE_FCNTL_TEMPFILENAME:
       case SQLITE_FCNTL_LOCKSTATE:
       case SQLITE_FCNTL_LAST_ERRNO:
       case SQLITE_FCNTL_HAS_MOVED:
-      case SQLITE_FCNTL_SYNC:
-      case SQLITE_FCNTL_COMMIT_PHASETWO:
       case SQLITE_FCNTL_BUSYHANDLER:
       case SQLITE_FCNTL_LOCK_TIMEOUT:
       case SQLITE_FCNTL_PERSIST_WAL:
       case SQLITE_FCNTL_POWERSAFE_OVERWRITE:
+        if( !p->bLower ){
+          rc = tcLowerOpen(p);
+          if( rc!=SQLITE_OK ) return rc;
+        }
         break;
       case SQLITE_FCNTL_SIZE_HINT: {
-        sqlite3_int64 iHint = tcPhysSize(p, *(sqlite3_int64*)pArg);
+        sqlite3_int64 iHint;
+        if( !p->bLower ) return SQLITE_OK;
+        iHint = tcPhysSize(p, *(sqlite3_int64*)pArg);
         if( iHint==0 ) return SQLITE_OK;
         return pSub->pMethods->xFileControl(pSub, op, &iHint);
       }
       case SQLITE_FCNTL_MMAP_SIZE: {
         /* Set (or ask) the lower limit as 0; answer as the lower does. */
         sqlite3_int64 iLimit = *(sqlite3_int64*)pArg<0 ? -1 : 0;
+        if( !p->bLower ){
+          *(sqlite3_int64*)pArg = 0;
+          return SQLITE_OK;
+        }
         rc = pSub->pMethods->xFileControl(pSub, op, &iLimit);
         if( rc==SQLITE_OK ) *(sqlite3_int64*)pArg = 0;
         return rc;
@@ -830,7 +1201,11 @@ static int tcFileControl(sqlite3_file *pFile, int op, void *pArg){
   return rc;
 }
 
+/* SQLite asks no temp file for its sector size; without a lower file,
+** SQLite's own default. */
 static int tcSectorSize(sqlite3_file *pFile){
+  TcFile *p = (TcFile*)pFile;
+  if( !p->bLower ) return TC_SECTOR;
   pFile = ORIGFILE(pFile);
   return pFile->pMethods->xSectorSize(pFile);
 }
@@ -838,6 +1213,7 @@ static int tcSectorSize(sqlite3_file *pFile){
 static int tcDeviceCharacteristics(sqlite3_file *pFile){
   TcFile *p = (TcFile*)pFile;
   int dc;
+  if( !p->bLower ) return 0;   /* no lower file to promise anything of */
   pFile = ORIGFILE(pFile);
   dc = pFile->pMethods->xDeviceCharacteristics(pFile);
   if( p->bCrypt ){
@@ -903,7 +1279,9 @@ static const sqlite3_io_methods *tcMethodsFor(const TcFile *p){
 
 /*
 ** Open a file.  Files without a name are temporary: they get a key before
-** the lower file exists, so a failing CSPRNG creates nothing.
+** the lower file exists, so a failing CSPRNG creates nothing.  With a
+** memory tier (budget > 0) the lower file opens when the first block
+** cannot stay in memory (tcStore), or when a file control asks about it.
 */
 static int tcOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile,
                   int flags, int *pOutFlags){
@@ -912,6 +1290,7 @@ static int tcOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile,
   int rc = SQLITE_OK;
 
   memset(p, 0, sizeof(*p));
+  pSub->pMethods = 0;
   if( zName==0 && TC_LOAD(tcEnabled) ){
     if( TC_ENTROPY(p->aKey, sizeof(p->aKey))!=0 ){
       sqlite3_log(SQLITE_CANTOPEN, "tempcrypt: no key for a temp file: getentropy failed");
@@ -919,16 +1298,25 @@ static int tcOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile,
       goto tc_open_done;
     }
     p->bCrypt = 1;
-    /* A database without a name (sqlite3_open(""), the temp schema,
-    ** ephemeral tables) gets blocks of its page size. */
+    /* The block size comes with the first write (tcChooseBlockSize): a
+    ** database without a name (sqlite3_open(""), the temp schema,
+    ** ephemeral tables) gets its page size. */
     p->bDbFile = (flags & (SQLITE_OPEN_MAIN_DB|SQLITE_OPEN_TEMP_DB
                            |SQLITE_OPEN_TRANSIENT_DB))!=0;
-    if( !p->bDbFile ){
-      rc = tcSetBlockSize(p, TC_BLOCK);
-      if( rc!=SQLITE_OK ) goto tc_open_done;
+    if( TC_LOAD(tcBudget)>0 ){
+      p->openFlags = flags;
+      if( pOutFlags ) *pOutFlags = flags;
+      goto tc_open_done;
     }
   }
   rc = ORIGVFS(pVfs)->xOpen(ORIGVFS(pVfs), zName, pSub, flags, pOutFlags);
+  if( rc==SQLITE_OK ){
+    p->bLower = 1;
+    if( p->bCrypt ) TC_ADD(tcStats.nFileSpilled, 1);
+  }else if( pSub->pMethods ){
+    pSub->pMethods->xClose(pSub);
+    pSub->pMethods = 0;
+  }
 
 tc_open_done:
   if( rc!=SQLITE_OK ){
@@ -941,7 +1329,9 @@ tc_open_done:
     if( p->bCrypt ){
       TC_ADD(tcStats.nFileEncrypted, 1);
 #ifdef SQLITE_TEMPCRYPT_TESTING
-      if( tcKeyHook ) tcKeyHook(tcKeyHookArg, pFile, pSub, flags, p->aKey);
+      if( tcKeyHook ){
+        tcKeyHook(tcKeyHookArg, pFile, p->bLower ? pSub : 0, flags, p->aKey);
+      }
 #endif
     }else{
       TC_ADD(tcStats.nFilePlain, 1);
@@ -1060,13 +1450,27 @@ int sqlite3_tempcrypt_set_enabled(int on){
   return prev;
 }
 
+int64_t sqlite3_tempcrypt_budget(int64_t N){
+  if( N<0 ) return (int64_t)TC_LOAD(tcBudget);
+  return (int64_t)TC_SWAP(tcBudget, (u64)N);
+}
+
 void sqlite3_tempcrypt_stats(struct sqlite3_tempcrypt_stats *pOut, int reset){
-  uint64_t v;
+  uint64_t v, now;
 #define TC_STAT_COPY(name, doc) \
   v = reset ? TC_TAKE(tcStats.name) : TC_LOAD(tcStats.name); \
   if( pOut ) pOut->name = v;
-  SQLITE_TEMPCRYPT_STATS(TC_STAT_COPY)
+  SQLITE_TEMPCRYPT_COUNTERS(TC_STAT_COPY)
 #undef TC_STAT_COPY
+  /* The gauges: a reset restarts the peak from what is held now (and
+  ** from what a claim racing with it may have added since). */
+  now = TC_LOAD(tcMemUsed);
+  v = reset ? TC_SWAP(tcMemPeak, now) : TC_LOAD(tcMemPeak);
+  if( reset ) tcPeakRaise(TC_LOAD(tcMemUsed));
+  if( pOut ){
+    pOut->nMemBytes = now;
+    pOut->nMemPeak = v>now ? v : now;
+  }
 }
 
 #ifdef SQLITE_TEMPCRYPT_TESTING
@@ -1082,5 +1486,10 @@ void sqlite3_tempcrypt_test_entropy(int (*xEntropy)(void*, size_t)){
 int sqlite3_tempcrypt_test_block_size(sqlite3_file *pFile){
   TcFile *p = (TcFile*)pFile;
   return p->bCrypt ? p->szBlock : 0;
+}
+
+void sqlite3_tempcrypt_test_block_hook(sqlite3_tempcrypt_block_hook xHook, void *pArg){
+  tcBlockHook = xHook;
+  tcBlockHookArg = pArg;
 }
 #endif

@@ -36,12 +36,39 @@ int sqlite3_tempcrypt_register(const char *zBase, int makeDefault);
 int sqlite3_tempcrypt_set_enabled(int on);
 
 /*
-** Process-wide counters, updated atomically.  One list, expanded by
+** The memory tier: the budget, in bytes, that all encrypted temp files of
+** the process share for blocks kept in memory (plaintext, as SQLite's own
+** page cache holds them).  A block that does not fit goes to the lower VFS,
+** encrypted.  0 turns the tier off: every encrypted temp file then opens its
+** lower file at once and every byte goes there, as before the tier.
+**
+** sqlite3_tempcrypt_budget(N) sets the budget to N bytes (N >= 0) and
+** returns the budget it replaced; a negative N changes nothing and returns
+** the budget in force.  The default is SQLITE_TEMPCRYPT_DEFAULT_BUDGET
+** (64 MiB unless compiled otherwise).  Safe to call at any time from any
+** thread: a lower budget applies to blocks allocated from then on, blocks
+** already in memory stay until their file shrinks or closes, and whether a
+** file opens its lower file lazily is decided when it opens (budget > 0).
+** PRAGMA tempcrypt_budget and PRAGMA tempcrypt_budget=N do the same from
+** SQL on a connection whose main database is a file.
+*/
+#ifndef SQLITE_TEMPCRYPT_DEFAULT_BUDGET
+# define SQLITE_TEMPCRYPT_DEFAULT_BUDGET (64*1024*1024)
+#endif
+int64_t sqlite3_tempcrypt_budget(int64_t N);
+
+/*
+** Process-wide statistics, updated atomically.  One list, expanded by
 ** X-macros into the struct, the wasm export and the count the JS reads.
 ** (C allows no typedef with the function's name, so the type is spelled
-** `struct ...`.)
+** `struct ...`.)  Counters count up and a reset takes them to 0; gauges
+** say how things are now and a reset leaves them (nMemPeak restarts from
+** nMemBytes).
 */
 #define SQLITE_TEMPCRYPT_STATS(X) \
+  SQLITE_TEMPCRYPT_COUNTERS(X) \
+  SQLITE_TEMPCRYPT_GAUGES(X)
+#define SQLITE_TEMPCRYPT_COUNTERS(X) \
   X(nFileEncrypted,   "temp files opened with encryption") \
   X(nFilePlain,       "temp files opened while disabled") \
   X(nLogicalWrite,    "bytes SQLite wrote to encrypted temp files") \
@@ -50,7 +77,12 @@ int sqlite3_tempcrypt_set_enabled(int on);
   X(nPhysicalRead,    "bytes tempcrypt read from the lower VFS") \
   X(nEnciphered,      "bytes run through ChaCha20 (both ways)") \
   X(nBlockRmw,        "blocks rewritten by read-modify-write") \
-  X(nFailedBlockRead, "calls refused while a failed write is not yet repaired")
+  X(nFailedBlockRead, "calls refused while a failed write is not yet repaired") \
+  X(nFileSpilled,     "encrypted temp files that opened their lower file") \
+  X(nSpilled,         "bytes SQLite wrote to encrypted temp files that went to the lower VFS")
+#define SQLITE_TEMPCRYPT_GAUGES(X) \
+  X(nMemBytes,        "bytes the memory tier holds now") \
+  X(nMemPeak,         "most bytes the memory tier held at once since the last reset")
 
 struct sqlite3_tempcrypt_stats {
 #define SQLITE_TEMPCRYPT_STAT_FIELD(name, doc) uint64_t name;
@@ -58,7 +90,7 @@ struct sqlite3_tempcrypt_stats {
 #undef SQLITE_TEMPCRYPT_STAT_FIELD
 };
 
-/* The number of counters. */
+/* The number of statistics (counters and gauges). */
 enum {
 #define SQLITE_TEMPCRYPT_STAT_INDEX(name, doc) SQLITE_TEMPCRYPT_STAT_##name,
   SQLITE_TEMPCRYPT_STATS(SQLITE_TEMPCRYPT_STAT_INDEX)
@@ -66,8 +98,9 @@ enum {
   SQLITE_TEMPCRYPT_NSTATS
 };
 
-/* Copy the counters to *pOut (if not NULL); if reset != 0, reset each one
-** in the same atomic step that reads it (no increment is lost). */
+/* Copy the statistics to *pOut (if not NULL); if reset != 0, reset each
+** counter in the same atomic step that reads it (no increment is lost) and
+** restart nMemPeak from nMemBytes. */
 void sqlite3_tempcrypt_stats(struct sqlite3_tempcrypt_stats *pOut, int reset);
 
 #ifdef SQLITE_TEMPCRYPT_TESTING
@@ -78,7 +111,9 @@ void sqlite3_tempcrypt_stats(struct sqlite3_tempcrypt_stats *pOut, int reset);
 struct sqlite3_file;
 
 /* Called for every encrypted file right after it is opened, with its key
-** and the lower file object that receives the ciphertext. */
+** and the lower file object that receives the ciphertext (NULL while the
+** file has no lower file); and again, with the same key, when a file
+** opened without one opens its lower file later (the memory tier). */
 typedef void (*sqlite3_tempcrypt_key_hook)(void *pArg,
     struct sqlite3_file *pFile, struct sqlite3_file *pLower,
     int openFlags, const unsigned char aKey[32]);
@@ -90,6 +125,11 @@ void sqlite3_tempcrypt_test_entropy(int (*xEntropy)(void *, size_t));
 
 /* Block payload size of an encrypted file (0 while not yet known). */
 int sqlite3_tempcrypt_test_block_size(struct sqlite3_file *pFile);
+
+/* Called with every block the memory tier allocates (n bytes at p), before
+** it holds data, so that a test can check it is wiped when freed. */
+typedef void (*sqlite3_tempcrypt_block_hook)(void *pArg, const void *p, int n);
+void sqlite3_tempcrypt_test_block_hook(sqlite3_tempcrypt_block_hook, void *pArg);
 #endif
 
 #ifdef __cplusplus

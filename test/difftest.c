@@ -4,7 +4,11 @@
 **   temp_store=FILE encrypted, temp_store=FILE plaintext, temp_store=MEMORY,
 ** each also with PRAGMA threads=4 (the multi-threaded sorter; a build with
 ** SQLITE_THREADSAFE=0 ignores the pragma), and with encrypted temporary
-** databases of page size 512 and 65536 (smallest and largest block).
+** databases of page size 512 and 65536 (smallest and largest block); and
+** encrypted with the memory tier at budgets of 16 KiB (files spill
+** part-way), 256 KiB and the default (files stay in memory), and 16 KiB
+** with threads=4 (worker threads share the budget).  Without a tier
+** configuration names its budget, the budget is 0.
 **
 **   difftest [nRow]        default 1500 rows
 */
@@ -14,16 +18,20 @@
 #include "proof.h"
 #include "tempcrypt.h"
 
-typedef struct Cfg { const char *zName; int enc; ProofCfg c; } Cfg;
+typedef struct Cfg { const char *zName; int enc; ProofCfg c; int64_t budget; } Cfg;
 static const Cfg aCfg[] = {
-  { "memory",            1, {2, 0, 0} },   /* the reference */
-  { "file-encrypted",    1, {1, 0, 0} },
-  { "file-plain",        0, {1, 0, 0} },
-  { "memory-threads4",   1, {2, 4, 0} },
-  { "file-enc-threads4", 1, {1, 4, 0} },
-  { "file-plain-thr4",   0, {1, 4, 0} },
-  { "file-enc-page512",  1, {1, 0, 512} },
-  { "file-enc-page64k",  1, {1, 0, 65536} },
+  { "memory",            1, {2, 0, 0}, 0 },   /* the reference */
+  { "file-encrypted",    1, {1, 0, 0}, 0 },
+  { "file-plain",        0, {1, 0, 0}, 0 },
+  { "memory-threads4",   1, {2, 4, 0}, 0 },
+  { "file-enc-threads4", 1, {1, 4, 0}, 0 },
+  { "file-plain-thr4",   0, {1, 4, 0}, 0 },
+  { "file-enc-page512",  1, {1, 0, 512}, 0 },
+  { "file-enc-page64k",  1, {1, 0, 65536}, 0 },
+  { "file-enc-tier16k",  1, {1, 0, 0}, 16384 },
+  { "file-enc-tier256k", 1, {1, 0, 0}, 262144 },
+  { "file-enc-tier-dflt",1, {1, 0, 0}, SQLITE_TEMPCRYPT_DEFAULT_BUDGET },
+  { "file-enc-tier16k-t4",1,{1, 4, 0}, 16384 },
 };
 #define NCFG (int)(sizeof(aCfg)/sizeof(aCfg[0]))
 
@@ -35,6 +43,10 @@ int main(int argc, char **argv){
   ProofRun *aRun = calloc((size_t)NCFG, sizeof(ProofRun));
   uint64_t aDbHash[NCFG];
   int nCompared = 0;
+  uint64_t aMem[NCFG], aSpill[NCFG];
+
+  memset(aMem, 0, sizeof(aMem));
+  memset(aSpill, 0, sizeof(aSpill));
 
   proof_verify_layout = 1;
   rc = proof_init(argv[0]);
@@ -58,12 +70,23 @@ int main(int argc, char **argv){
       if( !db ) continue;
       if( w->zSetup ) sqlite3_exec(db, w->zSetup, 0, 0, 0);
       sqlite3_tempcrypt_set_enabled(aCfg[j].enc);
+      sqlite3_tempcrypt_budget(aCfg[j].budget);
+      sqlite3_tempcrypt_stats(0, 1);
       proof_run_script(db, w->zScript, &aRun[j], 0);
       aRun[j].finalRc = proof_finish_tx(db);
       aDbHash[j] = proof_db_hash(db);
       CHECK(proof_integrity_ok(db), "%s/%s: integrity_check", w->zName, aCfg[j].zName);
       CHECK(sqlite3_close(db)==SQLITE_OK, "%s/%s: close", w->zName, aCfg[j].zName);
+      {
+        struct sqlite3_tempcrypt_stats st;
+        sqlite3_tempcrypt_stats(&st, 0);
+        aMem[j] += st.nMemPeak;
+        aSpill[j] += st.nSpilled;
+        CHECK(st.nMemBytes==0, "%s/%s: the tier holds %llu bytes after close", w->zName,
+              aCfg[j].zName, (unsigned long long)st.nMemBytes);
+      }
       sqlite3_tempcrypt_set_enabled(1);
+      sqlite3_tempcrypt_budget(0);
     }
     for(j=1; j<NCFG; j++){
       CHECK(aRun[j].nStmt==aRun[0].nStmt, "%s/%s: statement count", w->zName, aCfg[j].zName);
@@ -87,6 +110,16 @@ int main(int argc, char **argv){
     }
   }
   printf("difftest: %d statement results compared against temp_store=MEMORY\n", nCompared);
+  /* Each tier configuration did what its name says over the workloads. */
+  for(j=0; j<NCFG; j++){
+    if( aCfg[j].budget==0 ) continue;
+    printf("difftest: %-20s memory peaks summed %llu bytes, %llu bytes spilled\n",
+           aCfg[j].zName, (unsigned long long)aMem[j], (unsigned long long)aSpill[j]);
+    CHECK(aMem[j]>0, "%s: the tier never held data", aCfg[j].zName);
+    if( aCfg[j].budget<=16384 ){
+      CHECK(aSpill[j]>0, "%s: nothing spilled", aCfg[j].zName);
+    }
+  }
   proof_check_below("difftest", 1);
   free(aTpl); free(aRun);
   proof_remove_db(zBase);

@@ -8,6 +8,7 @@
 **   read-nth         the Nth read from a temp file fails (buffer garbage)
 **   truncate-nth     the Nth truncate of a temp file fails
 **   malloc-nth       the Nth SQLite memory allocation fails
+**   open-nth         the Nth temp-file open below tempcrypt fails
 ** and every N from 1 to the number of such operations in a fault-free run
 ** (faults are injected below tempcrypt, on the ciphertext side), check:
 **   - each statement either gives exactly the fault-free result or an
@@ -15,9 +16,12 @@
 **   - PRAGMA integrity_check is ok afterwards;
 **   - the database is exactly in the state before or after the workload.
 **
-**   faulttest [-stride K] [-rows N] [workload ...]
+**   faulttest [-stride K] [-rows N] [-budget B] [workload ...]
 ** -stride K tries every Kth position only (for slow sanitizer runs); the
-** default is every position.
+** default is every position.  -budget B runs with the memory tier at B
+** bytes (default 0: no tier); with a small B the temp files spill
+** part-way, so the faults hit the lower file's lazy open, the first
+** writes below, and the tier's allocations (malloc-nth).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +30,7 @@
 #include "tempcrypt.h"
 
 static const char *gzDb;
+static int64_t gBudget = 0;    /* -budget: the memory tier's */
 static unsigned char *gaTpl; static long gnTpl;
 
 /* Fresh copy of the workload's starting database, connection opened. */
@@ -89,9 +94,19 @@ static void runWorkload(const ProofWorkload *w, int stride, Totals *pTot){
   hPre = proof_db_hash(db);
   /* Fault-free reference run, counting operations. */
   proof_fault_arm(PF_NONE, 0);
+  sqlite3_tempcrypt_stats(0, 1);
   proof_run_script(db, w->zScript, &ref, 0);
   proof_fault_counts(&cnt);
   proof_fault_disarm();
+  if( gBudget>0 ){
+    /* With a tier, the temp files must spill part-way, or the faults
+    ** below would miss the spill. */
+    struct sqlite3_tempcrypt_stats st;
+    sqlite3_tempcrypt_stats(&st, 0);
+    CHECK(st.nMemPeak>0 && st.nSpilled>0, "%s: budget %lld: memory peak %llu, %llu bytes "
+          "spilled: not part-way", w->zName, (long long)gBudget,
+          (unsigned long long)st.nMemPeak, (unsigned long long)st.nSpilled);
+  }
   ref.finalRc = proof_finish_tx(db);
   CHECK(sqlite3_close(db)==SQLITE_OK, "%s: close", w->zName);
   hPost = checkDb(w->zName, &integ);
@@ -117,6 +132,7 @@ static void runWorkload(const ProofWorkload *w, int stride, Totals *pTot){
   aMax[PF_READ_NTH] = cnt.nRead;
   aMax[PF_TRUNC_NTH] = cnt.nTrunc;
   aMax[PF_MALLOC_NTH] = cnt.nMalloc;
+  aMax[PF_OPEN_NTH] = cnt.nOpen;
 
   /* A broken build can loop through huge numbers of I/O calls: give up
   ** on the workload rather than try every one of them. */
@@ -125,9 +141,9 @@ static void runWorkload(const ProofWorkload *w, int stride, Totals *pTot){
           w->zName, (long long)cnt.nWrite, (long long)cnt.nRead, (long long)cnt.nMalloc);
     return;
   }
-  printf("%-18s writes %4lld reads %4lld truncates %3lld mallocs %6lld",
+  printf("%-18s writes %4lld reads %4lld truncates %3lld mallocs %6lld opens %2lld",
          w->zName, (long long)cnt.nWrite, (long long)cnt.nRead,
-         (long long)cnt.nTrunc, (long long)cnt.nMalloc);
+         (long long)cnt.nTrunc, (long long)cnt.nMalloc, (long long)cnt.nOpen);
   fflush(stdout);
 
   for(mode=PF_WRITE_NTH; mode<PF_NMODE; mode++){
@@ -194,6 +210,7 @@ int main(int argc, char **argv){
   for(i=1; i<argc; i++){
     if( strcmp(argv[i], "-stride")==0 && i+1<argc ) stride = atoi(argv[++i]);
     else if( strcmp(argv[i], "-rows")==0 && i+1<argc ) nRow = atoi(argv[++i]);
+    else if( strcmp(argv[i], "-budget")==0 && i+1<argc ) gBudget = atoll(argv[++i]);
     else if( nSel<64 ) azSel[nSel++] = argv[i];
   }
   if( stride<1 ) stride = 1;
@@ -203,8 +220,9 @@ int main(int argc, char **argv){
   gzDb = proof_path(1, "work");
   gaTpl = proof_base_template(zBase, nRow, &gnTpl);
   if( !gaTpl ) return check_finish("faulttest");
-  printf("faulttest: %d rows, %s\n", nRow,
-         stride==1 ? "every position" : "strided positions");
+  sqlite3_tempcrypt_budget(gBudget);
+  printf("faulttest: %d rows, %s, memory tier budget %lld\n", nRow,
+         stride==1 ? "every position" : "strided positions", (long long)gBudget);
   for(i=0; i<proof_nWorkload; i++){
     const ProofWorkload *w = &proof_workloads[i];
     if( w->threads ) continue;

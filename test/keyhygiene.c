@@ -9,10 +9,18 @@
 **    scan sees where keys live); after the connection closes, no block,
 **    live or freed, holds any key or any 8-byte quarter of one.
 **
+**    The same runs again with the memory tier, with a budget so small that
+**    files spill part-way (TIER_SMALL) and so large that they stay in
+**    memory (TIER_LARGE): no key of a file that spilled or stayed in
+**    memory survives either, and every memory block the tier allocated
+**    (the test-only block hook reports each) is all zeros once freed,
+**    while the scan does find data in them as long as their file is open.
+**
 ** 2. No key, no file.  With the entropy source failing (test entropy hook)
 **    a statement that needs a temp file fails with an error, no temp file
 **    is created below tempcrypt and not a byte is written, and the
-**    database is unchanged and intact.  With entropy back, the same
+**    database is unchanged and intact; with and without the memory tier
+**    (the key is made at open either way).  With entropy back, the same
 **    statements succeed.
 */
 #include <stdio.h>
@@ -25,9 +33,35 @@
 # error keyhygiene needs the test build (-DSQLITE_TEMPCRYPT_TESTING)
 #endif
 
-#define MAXKEY 4096
+#define MAXKEY 8192
+#define TIER_SMALL  (16*1024)       /* files spill part-way */
+#define TIER_LARGE  (64*1024*1024)  /* files stay in memory */
 static unsigned char aKeys[MAXKEY][32];
 static int nKey = 0;
+
+/* The memory tier's blocks (test-only block hook): address and size. */
+typedef struct Blk { const unsigned char *p; int n; } Blk;
+static Blk *aBlk = 0;
+static int nBlk = 0, nBlkAlloc = 0;
+static void observeBlock(void *pArg, const void *p, int n){
+  (void)pArg;
+  if( nBlk>=nBlkAlloc ){
+    nBlkAlloc = nBlkAlloc ? 2*nBlkAlloc : 1024;
+    aBlk = realloc(aBlk, sizeof(Blk)*(size_t)nBlkAlloc);
+  }
+  aBlk[nBlk].p = (const unsigned char*)p;
+  aBlk[nBlk].n = n;
+  nBlk++;
+}
+/* Blocks from iFirst on that hold any byte other than zero. */
+static int dirtyBlocks(int iFirst){
+  int i, j, nDirty = 0;
+  for(i=iFirst; i<nBlk; i++){
+    for(j=0; j<aBlk[i].n && aBlk[i].p[j]==0; j++){}
+    if( j<aBlk[i].n ) nDirty++;
+  }
+  return nDirty;
+}
 static void observe(const unsigned char *aKey, int flags){
   (void)flags;
   if( nKey<MAXKEY ) memcpy(aKeys[nKey++], aKey, 32);
@@ -67,7 +101,7 @@ static ProofCfg cfg = {1, 0, 0};
 
 /* No key survives its file: after close, no block of SQLite's memory,
 ** live or freed, holds a key or a quarter of one. */
-static void test_keys_wiped(void){
+static void test_keys_wiped(int64_t budget){
   sqlite3 *db;
   ProofRun run;
   int i, nHit, nPart;
@@ -76,9 +110,11 @@ static void test_keys_wiped(void){
     "savepoint", "attach-anon", "overflow", "window", "create-index"
   };
   proof_mem_quarantine(1);
+  sqlite3_tempcrypt_budget(budget);
   for(i=0; i<(int)(sizeof(azWl)/sizeof(azWl[0])); i++){
     const ProofWorkload *w = 0;
-    int j, iFirst = nKey;
+    int j, iFirst = nKey, iFirstBlk = nBlk, nDirty;
+    struct sqlite3_tempcrypt_stats st;
     for(j=0; j<proof_nWorkload; j++){
       if( strcmp(proof_workloads[j].zName, azWl[i])==0 ) w = &proof_workloads[j];
     }
@@ -89,32 +125,53 @@ static void test_keys_wiped(void){
     CHECK(db!=0, "%s: open", w->zName);
     if( !db ) continue;
     if( w->zSetup ) sqlite3_exec(db, w->zSetup, 0, 0, 0);
+    sqlite3_tempcrypt_stats(0, 1);
     proof_run_script(db, w->zScript, &run, 0);
     proof_finish_tx(db);
     CHECK(nKey>iFirst, "%s: no temp file key reported", w->zName);
     if( strcmp(w->zName, "temp-table+index")==0 ){
       /* Positive control: the temp database is still open, so its key is
-      ** in memory the scan covers. */
+      ** in memory the scan covers; with the tier, so is its data. */
       nHit = scanKeys(iFirst, &nPart);
       CHECK(nHit>0, "control: the key of an open temp database was not found "
                     "in SQLite's memory: the scan cannot see keys");
+      if( budget>0 ){
+        CHECK(dirtyBlocks(iFirstBlk)>0, "control: no memory block of the open temp database "
+              "holds data: the block scan cannot see data");
+      }
     }
     CHECK(sqlite3_close(db)==SQLITE_OK, "%s: close", w->zName);
+    sqlite3_tempcrypt_stats(&st, 0);
     nHit = scanKeys(iFirst, &nPart);
     CHECK(nHit==0 && nPart==0,
           "%s: after close, %d blocks hold a whole key and %d a key quarter",
           w->zName, nHit, nPart);
-    printf("%-18s %3d keys, %lld blocks scanned (live and freed): %s\n",
-           w->zName, nKey-iFirst, (long long)proof_mem_blocks(),
-           nHit||nPart ? "KEY FOUND" : "no key left");
+    nDirty = dirtyBlocks(iFirstBlk);
+    CHECK(nDirty==0, "%s: after close, %d of the memory tier's %d blocks were freed unwiped",
+          w->zName, nDirty, nBlk-iFirstBlk);
+    if( budget==TIER_SMALL ){
+      CHECK(nBlk>iFirstBlk && st.nSpilled>0, "%s: budget %lld: %d memory blocks, %llu bytes "
+            "spilled: not part-way", w->zName, (long long)budget, nBlk-iFirstBlk,
+            (unsigned long long)st.nSpilled);
+    }else if( budget==TIER_LARGE ){
+      CHECK(nBlk>iFirstBlk && st.nFileSpilled==0, "%s: budget %lld: %d memory blocks, %llu files "
+            "below: not all in memory", w->zName, (long long)budget, nBlk-iFirstBlk,
+            (unsigned long long)st.nFileSpilled);
+    }else{
+      CHECK(nBlk==iFirstBlk, "%s: budget 0, yet %d memory blocks", w->zName, nBlk-iFirstBlk);
+    }
+    printf("%-18s budget %6lld: %3d keys, %4d memory blocks, %lld blocks scanned (live and freed): %s\n",
+           w->zName, (long long)budget, nKey-iFirst, nBlk-iFirstBlk, (long long)proof_mem_blocks(),
+           nHit||nPart||nDirty ? "KEY OR DATA FOUND" : "no key or data left");
   }
+  sqlite3_tempcrypt_budget(0);
   proof_mem_quarantine(0);
   proof_mem_release_quarantine();
 }
 
 /* Entropy failure: no file, no write, an error; and the same statements
 ** work once the entropy is back. */
-static void test_no_entropy(void){
+static void test_no_entropy(int64_t budget){
   sqlite3 *db;
   ProofRun run;
   int i;
@@ -142,6 +199,7 @@ static void test_no_entropy(void){
     proof_files_reset();
     nEntropyCalls = 0;
     nKeyBefore = nKey;
+    sqlite3_tempcrypt_budget(budget);
     sqlite3_tempcrypt_test_entropy(failingEntropy);
     /* Stop at the first error, then roll back, as an application would. */
     proof_run_script(db, azSql[i], &run, &allOk);
@@ -159,8 +217,8 @@ static void test_no_entropy(void){
     hPost = proof_db_hash(db);
     CHECK(hPost!=0 && hPost==hPre, "[%s] database changed", azSql[i]);
     CHECK(proof_integrity_ok(db), "[%s] integrity_check", azSql[i]);
-    printf("no entropy: %-40.40s -> %s, %d temp files, %lld bytes\n", azSql[i],
-           anyErr ? "error" : "SUCCEEDED", nFile, (long long)nByte);
+    printf("no entropy, budget %6lld: %-40.40s -> %s, %d temp files, %lld bytes\n",
+           (long long)budget, azSql[i], anyErr ? "error" : "SUCCEEDED", nFile, (long long)nByte);
     /* Entropy back: the same statements work. */
     proof_run_script(db, azSql[i], &run, 0);
     proof_finish_tx(db);
@@ -170,6 +228,7 @@ static void test_no_entropy(void){
     }
     CHECK(sqlite3_close(db)==SQLITE_OK, "close");
   }
+  sqlite3_tempcrypt_budget(0);
 }
 
 int main(int argc, char **argv){
@@ -179,13 +238,18 @@ int main(int argc, char **argv){
   rc = proof_init(argv[0]);
   if( rc ){ fprintf(stderr, "proof_init: %d\n", rc); return 2; }
   proof_key_observer = observe;
+  sqlite3_tempcrypt_test_block_hook(observeBlock, 0);
   zBase = proof_path(0, "base");
   zDb = proof_path(1, "work");
   aTpl = proof_base_template(zBase, 400, &nTpl);
   if( !aTpl ) return check_finish("keyhygiene");
-  test_keys_wiped();
-  test_no_entropy();
+  test_keys_wiped(0);
+  test_keys_wiped(TIER_SMALL);
+  test_keys_wiped(TIER_LARGE);
+  test_no_entropy(0);
+  test_no_entropy(TIER_SMALL);
   free(aTpl);
+  free(aBlk);
   proof_remove_db(zBase);
   proof_remove_db(zDb);
   return check_finish("keyhygiene");

@@ -8,7 +8,11 @@
 ** Asserts: with encryption off every workload leaks the marker into a
 ** temp file (so the check can see a leak); with it on none does, every
 ** temp file was encrypted, and the bytes written look random (Shannon
-** entropy > 7.9 bits/byte).  Prints the report table.
+** entropy > 7.9 bits/byte).  "On" runs twice: without the memory tier
+** (budget 0: every temp file below from its first byte) and with a budget
+** so small (TIER_BUDGET) that the workload's temp files spill part-way:
+** the tier must have held data and sent data down, and what went down is
+** held to the same checks.  Prints the report table.
 **
 **   leakcheck [-q]        -q: no table, only failures and the summary
 */
@@ -19,6 +23,7 @@
 #include "tempcrypt.h"
 
 #define NROW 400
+#define TIER_BUDGET 16384
 #define MIN_ENTROPY 7.9
 #define ENTROPY_MIN_BYTES 16384
 
@@ -67,8 +72,11 @@ static void tally(Tally *t){
   }
 }
 
+/* The tier's statistics of the last runOne. */
+static struct sqlite3_tempcrypt_stats gSt;
+
 static int runOne(const char *zDb, const unsigned char *aTpl, long nTpl,
-                  const ProofWorkload *w, int enc, Tally *t){
+                  const ProofWorkload *w, int enc, int64_t budget, Tally *t){
   sqlite3 *db;
   ProofCfg cfg = {1, 0, 0};
   ProofRun run;
@@ -79,7 +87,9 @@ static int runOne(const char *zDb, const unsigned char *aTpl, long nTpl,
   if( !db ) return -1;
   if( w->zSetup && sqlite3_exec(db, w->zSetup, 0, 0, 0) ){ sqlite3_close(db); return -1; }
   sqlite3_tempcrypt_set_enabled(enc);
+  sqlite3_tempcrypt_budget(budget);
   proof_files_reset();
+  sqlite3_tempcrypt_stats(0, 1);
   proof_run_script(db, w->zScript, &run, 0);
   proof_finish_tx(db);
   for(i=0; i<run.nStmt; i++){
@@ -87,7 +97,9 @@ static int runOne(const char *zDb, const unsigned char *aTpl, long nTpl,
     if( run.aRc[i] && run.aRc[i]!=SQLITE_CONSTRAINT ) nErr++;
   }
   if( sqlite3_close(db)!=SQLITE_OK ) nErr++;
+  sqlite3_tempcrypt_stats(&gSt, 0);
   sqlite3_tempcrypt_set_enabled(1);
+  sqlite3_tempcrypt_budget(0);
   tally(t);
   return nErr;
 }
@@ -97,9 +109,10 @@ static int runOne(const char *zDb, const unsigned char *aTpl, long nTpl,
 ** may hold it, every temp file is encrypted and its bytes look random. */
 static void test_workloads(const char *zDb, const unsigned char *aTpl, long nTpl, int quiet){
   int i;
-  Tally off, on;
+  Tally off, on, tier;
   uint64_t aAll[256];
   char zk1[16], zk2[16];
+  char azTier[64][96];
 
   memset(aAll, 0, sizeof(aAll));
   if( !quiet ){
@@ -114,10 +127,39 @@ static void test_workloads(const char *zDb, const unsigned char *aTpl, long nTpl
   for(i=0; i<proof_nWorkload; i++){
     const ProofWorkload *w = &proof_workloads[i];
     double ent; uint64_t nEntBytes; int j;
-    int e1 = runOne(zDb, aTpl, nTpl, w, 0, &off);
-    int e2 = runOne(zDb, aTpl, nTpl, w, 1, &on);
+    int e1 = runOne(zDb, aTpl, nTpl, w, 0, 0, &off);
+    int e3 = runOne(zDb, aTpl, nTpl, w, 1, TIER_BUDGET, &tier);
+    struct sqlite3_tempcrypt_stats stTier = gSt;
+    int e2 = runOne(zDb, aTpl, nTpl, w, 1, 0, &on);
     CHECK(e1==0, "%s: errors with encryption off (%d)", w->zName, e1);
     CHECK(e2==0, "%s: errors with encryption on (%d)", w->zName, e2);
+    CHECK(e3==0, "%s: errors with encryption on and the memory tier (%d)", w->zName, e3);
+    /* The tier run: part in memory, part below, and below as safe as ever. */
+    CHECK(stTier.nMemPeak>0 && stTier.nSpilled>0 && tier.nFile>0,
+          "%s: budget %d: the temp files did not spill part-way (memory peak %llu, "
+          "spilled %llu bytes, %d files below)", w->zName, TIER_BUDGET,
+          (unsigned long long)stTier.nMemPeak, (unsigned long long)stTier.nSpilled, tier.nFile);
+    CHECK(stTier.nMemPeak<=TIER_BUDGET && stTier.nMemBytes==0,
+          "%s: the tier held %llu bytes at most (budget %d), %llu after close", w->zName,
+          (unsigned long long)stTier.nMemPeak, TIER_BUDGET, (unsigned long long)stTier.nMemBytes);
+    CHECK(tier.nHit==0, "%s: LEAK with the memory tier: %lld marker hits below tempcrypt (kinds %s)",
+          w->zName, (long long)tier.nHit, kindStr(tier.kinds, zk1));
+#ifdef SQLITE_TEMPCRYPT_TESTING
+    CHECK(tier.nEnc==tier.nFile, "%s: with the memory tier, %d of %d temp files not encrypted",
+          w->zName, tier.nFile-tier.nEnc, tier.nFile);
+#endif
+    {
+      uint64_t nTierBytes; double entTier = proof_entropy(tier.aHist, &nTierBytes);
+      if( nTierBytes>=ENTROPY_MIN_BYTES ){
+        CHECK(entTier>MIN_ENTROPY, "%s: entropy below the memory tier %.4f <= %.1f",
+              w->zName, entTier, MIN_ENTROPY);
+      }
+      if( i<64 ){
+        snprintf(azTier[i], sizeof(azTier[i]), "%-18s | %5d %9lld %5lld %4d %9llu %9llu",
+                 w->zName, tier.nFile, (long long)tier.nByte, (long long)tier.nHit, tier.nEnc,
+                 (unsigned long long)stTier.nMemPeak, (unsigned long long)stTier.nSpilled);
+      }
+    }
     ent = proof_entropy(on.aHist, &nEntBytes);
     for(j=0; j<256; j++) aAll[j] += on.aHist[j];
     if( !quiet ){
@@ -145,6 +187,15 @@ static void test_workloads(const char *zDb, const unsigned char *aTpl, long nTpl
       CHECK(ent>MIN_ENTROPY, "%s: entropy of encrypted temp files %.4f <= %.1f",
             w->zName, ent, MIN_ENTROPY);
     }
+  }
+  if( !quiet ){
+    printf("\nWith the memory tier, budget %d bytes: temp files below tempcrypt (files,\n"
+           "bytes, marker hits, encrypted), the most the tier held, bytes SQLite wrote that spilled\n\n",
+           TIER_BUDGET);
+    printf("%-18s | %5s %9s %5s %4s %9s %9s\n", "workload", "files", "bytes", "hits", "enc",
+           "mem peak", "spilled");
+    printf("-------------------+-----------------------------------------------\n");
+    for(i=0; i<proof_nWorkload && i<64; i++) printf("%s\n", azTier[i]);
   }
   {
     uint64_t n; double ent = proof_entropy(aAll, &n);

@@ -45,6 +45,10 @@ int proof_init(const char *zProg){
   if( rc ) return rc;
   rc = sqlite3_tempcrypt_register("proofspy", 1);
   if( rc ) return rc;
+  /* No memory tier unless a test asks for one (sqlite3_tempcrypt_budget):
+  ** every temp file below tempcrypt from its first byte, as the tests
+  ** were written for. */
+  sqlite3_tempcrypt_budget(0);
 #ifdef SQLITE_TEMPCRYPT_TESTING
   sqlite3_tempcrypt_test_key_hook(proofKeyHook, 0);
 #endif

@@ -58,14 +58,17 @@ enum { PF_NONE=0, PF_WRITE_NTH, PF_HALF_WRITE_NTH, PF_WRITE_FROM_NTH,
        /* Counted over every temp-file read, write and truncate (nIo), or
        ** every allocation: the Nth fails, or the Nth and all later ones
        ** (a persistent fault, until disarmed). */
-       PF_IO_NTH, PF_IO_FROM_NTH, PF_MALLOC_FROM_NTH, PF_NMODE };
+       PF_IO_NTH, PF_IO_FROM_NTH, PF_MALLOC_FROM_NTH,
+       /* The Nth temp-file open below tempcrypt fails (SQLITE_CANTOPEN):
+       ** with the memory tier, the lazy open in the middle of a write. */
+       PF_OPEN_NTH, PF_NMODE };
 extern const char *proof_fault_name[PF_NMODE];
 /* Arm a fault (PF_NONE: only count).  Counters restart at 0. */
 void proof_fault_arm(int mode, int64_t n);
 void proof_fault_disarm(void);
 /* Operations counted since the last arm: temp writes, temp reads, temp
-** truncates, mallocs; and how often the armed fault fired. */
-typedef struct ProofCounts { int64_t nWrite, nRead, nTrunc, nMalloc, nIo, nFired; } ProofCounts;
+** truncates, mallocs, temp opens; and how often the armed fault fired. */
+typedef struct ProofCounts { int64_t nWrite, nRead, nTrunc, nMalloc, nIo, nOpen, nFired; } ProofCounts;
 void proof_fault_counts(ProofCounts *p);
 
 /* Block-start writes below tempcrypt whose counter was checked for

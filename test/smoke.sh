@@ -2,7 +2,9 @@
 # SQL smoke test of the shell: with PRAGMA temp_store=FILE (temp files
 # encrypted by tempcrypt) the workloads of the table marked "smoke"
 # (test/workloads.txt, on their base of $SMOKE_ROWS rows) give the same
-# results as with temp_store=MEMORY.
+# results as with temp_store=MEMORY: without the memory tier (PRAGMA
+# tempcrypt_budget=0: every temp file on disk), with a budget so small
+# that temp files spill part-way, and with the default budget.
 set -euo pipefail
 shell=${1:?usage: smoke.sh path/to/sqlite3}
 rows=${SMOKE_ROWS:-5000}
@@ -15,28 +17,40 @@ passed=0 failed=0
 check(){ if [ "$2" = "$3" ]; then passed=$((passed+1)); else failed=$((failed+1)); echo "FAIL: $1: '$2' != '$3'" >&2; fi; }
 
 node "$here/workloads.mjs" sql smoke "$rows" > "$work/workloads.sql"
+# workload TEMP_STORE [BUDGET]: the budget's pragma prints the budget, the
+# same line in every run with that budget.
 workload(){
   printf 'PRAGMA temp_store=%s;\nPRAGMA cache_size=8;\n' "$1"
+  if [ -n "${2:-}" ]; then printf 'PRAGMA tempcrypt_budget=%s;\n' "$2"; fi
   cat "$work/workloads.sql"
   printf 'PRAGMA integrity_check;\n'
 }
 
 rm -f "$work/file.db" "$work/mem.db"
 # Under strace (when there is one) also count the temp files really opened,
-# so the comparison cannot pass with everything kept in memory.
-if command -v strace >/dev/null; then
-  workload FILE | strace -f -qq -e trace=openat -o "$work/trace" "$shell" "$work/file.db" > /dev/null 2>&1 || true
+# so the comparison cannot pass with everything kept in memory; with the
+# default budget these temp files fit in memory and none reaches the disk.
+ntemp(){  # ntemp [BUDGET]: temp files the FILE run opens
+  workload FILE "${1:-}" | strace -f -qq -e trace=openat -o "$work/trace" "$shell" "$work/file.db" > /dev/null 2>&1 || true
+  rm -f "$work/file.db"
   # A temp file is a new name in $work/tmp, or (SQLite 3.54 on Linux) an
   # unnamed file made with O_TMPFILE on that directory.
-  ntemp=$(grep -cE "\"$work/tmp/|\"$work/tmp\", [^)]*O_TMPFILE" "$work/trace" || true)
-  if [ "$ntemp" -ge 3 ]; then passed=$((passed+1)); else failed=$((failed+1)); echo "FAIL: only $ntemp temp files opened" >&2; fi
-  echo "smoke: temp_store=FILE opened $ntemp temp files"
-  rm -f "$work/file.db"
+  grep -cE "\"$work/tmp/|\"$work/tmp\", [^)]*O_TMPFILE" "$work/trace" || true
+}
+if command -v strace >/dev/null; then
+  n0=$(ntemp 0); nsmall=$(ntemp 32768); ndefault=$(ntemp)
+  if [ "$n0" -ge 3 ]; then passed=$((passed+1)); else failed=$((failed+1)); echo "FAIL: budget 0: only $n0 temp files opened" >&2; fi
+  if [ "$nsmall" -ge 1 ]; then passed=$((passed+1)); else failed=$((failed+1)); echo "FAIL: budget 32768: no temp file opened (nothing spilled)" >&2; fi
+  check "default budget: no temp file reaches the disk" "$ndefault" "0"
+  echo "smoke: temp_store=FILE opened $n0 temp files with budget 0, $nsmall with 32768 bytes, $ndefault with the default"
 fi
 # Errors (the statement journal's UNIQUE failure) are part of the output.
-workload FILE | "$shell" "$work/file.db" > "$work/file.out" 2>&1 || true
-workload MEMORY | "$shell" "$work/mem.db" > "$work/mem.out" 2>&1 || true
-check "temp_store=FILE matches temp_store=MEMORY" "$(cmp -s "$work/file.out" "$work/mem.out" && echo same || echo differs)" "same"
+for b in 0 32768 ""; do
+  rm -f "$work/file.db" "$work/mem.db"
+  workload FILE "$b" | "$shell" "$work/file.db" > "$work/file.out" 2>&1 || true
+  workload MEMORY "$b" | "$shell" "$work/mem.db" > "$work/mem.out" 2>&1 || true
+  check "temp_store=FILE matches temp_store=MEMORY (budget ${b:-default})" "$(cmp -s "$work/file.out" "$work/mem.out" && echo same || echo differs)" "same"
+done
 echo "smoke: $(wc -l < "$work/file.out") result lines on $rows rows"
 check "integrity_check ends the output" "$(tail -n 1 "$work/file.out")" "ok"
 # The shell's three prefixes: "Parse error near line N:", "Runtime error near

@@ -6,8 +6,16 @@
 ** MODE is random (4 KiB blocks, unaligned writes, overwrites, truncates),
 ** journal (append-only, odd sizes), db (a temp database: page-sized blocks
 ** with page sizes 512..65536, whole pages and some unaligned writes),
-** sparse (pages far apart: holes must stay holes), or all (each mode
-** without and with faults).  -f injects I/O errors and short writes.
+** sparse (pages far apart: holes must stay holes), sorter (a temp file
+** that is not a database, written as the sorter writes its runs: a first
+** aligned unit of 4096..65536 bytes sets the block size, then appends up
+** to unit boundaries and short tails, reads of whole units and from
+** anywhere, truncates to 0), or all (each mode
+** without and with faults, then with the memory tier without and with
+** faults).  -f injects I/O errors and short writes.  -t turns the memory
+** tier on: each new file gets a budget of 0 to 39 KiB (one file in eight
+** 64 MiB, all of it in memory), so that files spill part-way; with faults
+** the lazy open of the lower file fails too.
 **
 ** tempcrypt sits on "checkvfs", an in-memory VFS that is the file's
 ** storage and checks every write on its way down: the counter in front of
@@ -38,6 +46,8 @@ static struct {
   int64_t wOff, wN;
 } M;
 
+static int gTier = 0;        /* -t: budgets for the memory tier */
+
 /* ------------------------------------------------------------ faults */
 static struct {
   int on;              /* inject faults */
@@ -46,7 +56,7 @@ static struct {
   int nRun;            /* further lower calls that fail in this run */
   int nSkip, nForce;   /* directed: after nSkip calls, nForce calls fail */
   int bHalf;           /* the next failing write stores half its bytes */
-  int nWriteFail, nShortWrite, nReadFail, nTruncFail;
+  int nWriteFail, nShortWrite, nReadFail, nTruncFail, nOpenFail;
 } F;
 
 /* Faults come in runs as well as alone (a full disk stays full for a
@@ -74,6 +84,7 @@ typedef struct CkFile {
   int bKeyed;
   uint8_t key[32];
   sqlite3_file *pTc;       /* the tempcrypt file above */
+  int eLock;               /* the lock tempcrypt holds on it */
   uint32_t *aHi;           /* aHi[c]: first unused keystream byte of counter c */
   uint64_t nHi;
   uint64_t maxCtr;
@@ -213,14 +224,14 @@ static int ckTruncate(sqlite3_file *f, sqlite3_int64 size){
 }
 static int ckSync(sqlite3_file *f, int flags){ (void)f; (void)flags; return SQLITE_OK; }
 static int ckFileSize(sqlite3_file *f, sqlite3_int64 *pSize){ *pSize = ((CkFile*)f)->n; return SQLITE_OK; }
-static int ckLock(sqlite3_file *f, int e){ (void)f; (void)e; return SQLITE_OK; }
+static int ckLock(sqlite3_file *f, int e){ ((CkFile*)f)->eLock = e; return SQLITE_OK; }
 static int ckCheckReservedLock(sqlite3_file *f, int *pRes){ (void)f; *pRes = 0; return SQLITE_OK; }
 static int ckFileControl(sqlite3_file *f, int op, void *pArg){ (void)f; (void)op; (void)pArg; return SQLITE_NOTFOUND; }
 static int ckSectorSize(sqlite3_file *f){ (void)f; return 4096; }
 static int ckDeviceCharacteristics(sqlite3_file *f){ (void)f; return SQLITE_IOCAP_ATOMIC4K|SQLITE_IOCAP_SAFE_APPEND; }
 
 static const sqlite3_io_methods ck_io = {
-  1, ckClose, ckRead, ckWrite, ckTruncate, ckSync, ckFileSize, ckLock, ckLock,
+  1, ckClose, ckRead, ckWrite, ckTruncate, ckSync, ckFileSize, ckLock, ckLock,  /* xUnlock: the same */
   ckCheckReservedLock, ckFileControl, ckSectorSize, ckDeviceCharacteristics,
   0, 0, 0, 0, 0, 0
 };
@@ -228,6 +239,9 @@ static const sqlite3_io_methods ck_io = {
 static int ckOpen(sqlite3_vfs *v, const char *zName, sqlite3_file *f, int flags, int *pOut){
   CkFile *p = (CkFile*)f;
   (void)v; (void)zName;
+  /* With the tier, the lower file opens in the middle of a write: that
+  ** open may fail too (the data must stay as it was). */
+  if( gTier && fault_now() ){ F.nOpenFail++; return SQLITE_CANTOPEN; }
   memset(p, 0, sizeof(*p));
   p->base.pMethods = &ck_io;
   gFile = p;
@@ -239,6 +253,7 @@ static void key_hook(void *pArg, sqlite3_file *pTc, sqlite3_file *pLower,
                      int flags, const unsigned char *aKey){
   CkFile *p = (CkFile*)pLower;
   (void)pArg; (void)flags;
+  if( p==0 ) return;           /* no lower file yet: called again when it opens */
   p->bKeyed = 1;
   p->pTc = pTc;
   memcpy(p->key, aKey, 32);
@@ -251,7 +266,7 @@ typedef struct Run {
   sqlite3_vfs *pTcVfs;
   sqlite3_file *pF;        /* open tempcrypt file */
   int openFlags;
-  int pgsz;                /* db/sparse: page size of the current file */
+  int pgsz;                /* db/sparse: page size; sorter: its unit */
   uint8_t *buf, *data;
   long nOps, nRead, nWrite, nTrunc, nReopen, nErr;
   uint64_t nPageWrites;    /* sparse: whole-page writes */
@@ -273,13 +288,25 @@ static void run_close(Run *r){
 
 static void run_open(Run *r, int flags){
   int rc, outFlags = 0;
+  int64_t budget = 0;
   run_close(r);
   model_reset();
+  if( gTier ){
+    budget = tu_below(&r->rng, 8)==0 ? 64<<20 : (int64_t)tu_below(&r->rng, 40)*1024;
+  }
+  sqlite3_tempcrypt_budget(budget);
   r->pF = calloc(1, (size_t)r->pTcVfs->szOsFile);
   r->openFlags = flags;
-  rc = r->pTcVfs->xOpen(r->pTcVfs, 0, r->pF, flags, &outFlags);
-  CHECK(rc==SQLITE_OK && r->pF->pMethods && gFile && gFile->bKeyed,
-        "open of an encrypted temp file (rc=%d)", rc);
+  {
+    /* Faults hit the lazy open in a write, not this one (budget 0). */
+    int fon = F.on;
+    F.on = 0;
+    rc = r->pTcVfs->xOpen(r->pTcVfs, 0, r->pF, flags, &outFlags);
+    F.on = fon;
+  }
+  /* With a budget the lower file opens later (and the key hook with it). */
+  CHECK(rc==SQLITE_OK && r->pF->pMethods && (budget>0 ? gFile==0 : gFile && gFile->bKeyed),
+        "open of an encrypted temp file (rc=%d, budget %lld)", rc, (long long)budget);
   r->nReopen++;
   r->nPageWrites = 0;
 }
@@ -384,13 +411,28 @@ static void do_truncate(Run *r, int64_t size){
 
 static int pick_pgsz(Run *r){ return 512 << tu_below(&r->rng, 8); }
 
+/* A sorter file: opened as SQLite opens one, then its first unit, which
+** must set the block size to the unit (a fault in the write does not
+** change that: the block size is fixed before anything goes down). */
+static void sorter_open(Run *r){
+  run_open(r, SQLITE_OPEN_TEMP_JOURNAL|SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE
+              |SQLITE_OPEN_EXCLUSIVE|SQLITE_OPEN_DELETEONCLOSE);
+  r->pgsz = 4096 << tu_below(&r->rng, 5);
+  do_write(r, 0, r->pgsz);
+  CHECK(sqlite3_tempcrypt_test_block_size(r->pF)==r->pgsz,
+        "sorter: block size %d after a first unit of %d bytes",
+        sqlite3_tempcrypt_test_block_size(r->pF), r->pgsz);
+}
+
 static void one_op(Run *r){
   TuRng *g = &r->rng;
   int B = 4096, roll = (int)tu_below(g, 1000);
   int64_t sz = M.size;
 
   if( roll<3 ){               /* a new file with a new key */
-    if( !strcmp(r->zMode, "db") || !strcmp(r->zMode, "sparse") ){
+    if( !strcmp(r->zMode, "sorter") ){
+      sorter_open(r);
+    }else if( !strcmp(r->zMode, "db") || !strcmp(r->zMode, "sparse") ){
       run_open(r, SQLITE_OPEN_TEMP_DB|SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_DELETEONCLOSE);
       r->pgsz = pick_pgsz(r);
       if( !strcmp(r->zMode, "sparse") && r->pgsz>4096 ) r->pgsz = 4096;
@@ -405,6 +447,13 @@ static void one_op(Run *r){
     else if( roll<500 ) do_write(r, sz, 1+(int)tu_below(g, 2*B));
     else if( roll<950 ) do_read(r, (int64_t)tu_below(g, (uint64_t)sz + 100), 1+(int)tu_below(g, 3*B));
     else do_truncate(r, (int64_t)tu_below(g, (uint64_t)sz + 2*B));
+  }else if( !strcmp(r->zMode, "sorter") ){
+    int U = r->pgsz;
+    if( roll<500 ) do_write(r, sz, U - (int)(sz % U));           /* a full unit */
+    else if( roll<560 ) do_write(r, sz, 1+(int)tu_below(g, U));  /* a run's tail */
+    else if( roll<850 ) do_read(r, U*(int64_t)tu_below(g, (uint64_t)(sz/U) + 1), U);
+    else if( roll<990 ) do_read(r, (int64_t)tu_below(g, (uint64_t)sz + 1), 1+(int)tu_below(g, 2*U));
+    else do_truncate(r, 0);
   }else if( !strcmp(r->zMode, "journal") ){
     if( roll<550 ) do_write(r, sz, 1+(int)tu_below(g, roll<100 ? 30 : 3000));
     else if( roll<990 ) do_read(r, (int64_t)tu_below(g, (uint64_t)sz + 1), 1+(int)tu_below(g, 5000));
@@ -421,12 +470,14 @@ static void one_op(Run *r){
   }else{                      /* sparse: whole pages far apart */
     int p = r->pgsz;
     if( roll<500 ){
-      uint64_t before = gFile ? gFile->nPhysWritten : 0;
+      uint64_t before = gFile ? gFile->nPhysWritten : 0, stored;
       do_write(r, p*(int64_t)tu_below(g, 2000), p);
-      if( !F.on && gFile ){
-        CHECK(gFile->nPhysWritten - before == (uint64_t)(p + HDR),
+      stored = (gFile ? gFile->nPhysWritten : 0) - before;
+      if( !F.on ){
+        /* One block below tempcrypt, or none (the page is in memory). */
+        CHECK(stored==(uint64_t)(p + HDR) || (gTier && stored==0),
               "sparse: a page write stored %llu bytes, not %d (holes filled?)",
-              (unsigned long long)(gFile->nPhysWritten - before), p + HDR);
+              (unsigned long long)stored, p + HDR);
       }
     }else{
       do_read(r, p*(int64_t)tu_below(g, (uint64_t)(sz/p) + 1), p);
@@ -452,6 +503,7 @@ static void run_directed(void){
   memset(&r, 0, sizeof(r));
   r.zMode = "directed";
   r.pTcVfs = sqlite3_vfs_find(SQLITE_TEMPCRYPT_VFS_NAME);
+  gTier = 0;
   r.buf = malloc(4*65536);
   r.data = malloc(4*65536);
   for(c=0; c<2; c++){
@@ -492,6 +544,47 @@ static void run_directed(void){
   free(r.buf); free(r.data);
 }
 
+/*
+** With the memory tier a file opens its lower file in the middle of a
+** write: that file must then hold the lock SQLite took before (and the
+** file must answer for the lock itself until then).
+*/
+static void run_lazy_lock(void){
+  sqlite3_vfs *pVfs = sqlite3_vfs_find(SQLITE_TEMPCRYPT_VFS_NAME);
+  sqlite3_file *pF = calloc(1, (size_t)pVfs->szOsFile);
+  unsigned char a[8192];
+  int outFlags = 0, res = 0, rc;
+  memset(&F, 0, sizeof(F));
+  sqlite3_tempcrypt_budget(4096 + 1024);     /* one block, then the lower file */
+  rc = pVfs->xOpen(pVfs, 0, pF, SQLITE_OPEN_TEMP_DB|SQLITE_OPEN_READWRITE
+                   |SQLITE_OPEN_CREATE|SQLITE_OPEN_DELETEONCLOSE, &outFlags);
+  CHECK(rc==SQLITE_OK && gFile==0, "lazy lock: open without a lower file (rc=%d)", rc);
+  if( rc!=SQLITE_OK ){ free(pF); return; }
+  pF->pMethods->xLock(pF, SQLITE_LOCK_SHARED);
+  pF->pMethods->xLock(pF, SQLITE_LOCK_RESERVED);
+  pF->pMethods->xCheckReservedLock(pF, &res);
+  CHECK(res==1, "lazy lock: a RESERVED lock kept without a lower file reads as %d", res);
+  pF->pMethods->xLock(pF, SQLITE_LOCK_EXCLUSIVE);
+  memset(a, 7, sizeof(a));
+  model_reset();
+  M.wData = a; M.wOff = 0; M.wN = 4096;             /* for checkvfs's layout check */
+  rc = pF->pMethods->xWrite(pF, a, 4096, 0);
+  CHECK(rc==SQLITE_OK && gFile==0, "lazy lock: the first block stays in memory (rc=%d)", rc);
+  memcpy(M.cur, a, 4096); M.size = 4096;
+  M.wOff = 4096; M.wN = sizeof(a);
+  rc = pF->pMethods->xWrite(pF, a, sizeof(a), 4096);
+  M.wN = 0;
+  CHECK(rc==SQLITE_OK && gFile!=0, "lazy lock: the next blocks open the lower file (rc=%d)", rc);
+  CHECK(gFile && gFile->eLock==SQLITE_LOCK_EXCLUSIVE,
+        "lazy lock: the late lower file holds lock %d, not EXCLUSIVE", gFile ? gFile->eLock : -1);
+  pF->pMethods->xUnlock(pF, SQLITE_LOCK_NONE);
+  CHECK(gFile && gFile->eLock==SQLITE_LOCK_NONE, "lazy lock: unlock did not reach the lower file");
+  pF->pMethods->xClose(pF);
+  free(pF);
+  sqlite3_tempcrypt_budget(0);
+  printf("  lazy lower open takes the lock SQLite holds: checked\n");
+}
+
 static void run_mode(const char *zMode, long nOps, uint64_t seed, int bFaults){
   Run r;
   long i;
@@ -510,7 +603,9 @@ static void run_mode(const char *zMode, long nOps, uint64_t seed, int bFaults){
   {
     /* Start with a new file of the mode's kind. */
     int fon = F.on; F.on = 0;
-    if( !strcmp(zMode, "db") || !strcmp(zMode, "sparse") ){
+    if( !strcmp(zMode, "sorter") ){
+      sorter_open(&r);
+    }else if( !strcmp(zMode, "db") || !strcmp(zMode, "sparse") ){
       run_open(&r, SQLITE_OPEN_TEMP_DB|SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_DELETEONCLOSE);
       r.pgsz = !strcmp(zMode, "sparse") ? 1024 : pick_pgsz(&r);
       do_write(&r, r.pgsz, r.pgsz);
@@ -518,7 +613,12 @@ static void run_mode(const char *zMode, long nOps, uint64_t seed, int bFaults){
             "%s: block size %d, page size %d", zMode,
             sqlite3_tempcrypt_test_block_size(r.pF), r.pgsz);
     }else{
+      /* Not a database: no block size until the first write, which (a
+      ** journal's header of 512 to 2048 bytes, or any size below 4096)
+      ** gives 4096. */
       run_open(&r, SQLITE_OPEN_TEMP_JOURNAL|SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_DELETEONCLOSE);
+      CHECK(sqlite3_tempcrypt_test_block_size(r.pF)==0, "%s: block size before the first write", zMode);
+      do_write(&r, 0, !strcmp(zMode, "journal") ? 512 << tu_below(&r.rng, 3) : 1 + (int)tu_below(&r.rng, 4000));
       CHECK(sqlite3_tempcrypt_test_block_size(r.pF)==4096, "%s: block size", zMode);
     }
     F.on = fon;
@@ -528,10 +628,11 @@ static void run_mode(const char *zMode, long nOps, uint64_t seed, int bFaults){
     r.nOps++;
   }
   run_close(&r);
-  printf("  %-8s %-6s ops=%-8ld writes=%-7ld reads=%-7ld truncates=%-6ld files=%-5ld"
-         " errors=%ld (faults: %d write, %d short, %d read, %d truncate)\n",
-         zMode, bFaults ? "faults" : "clean", r.nOps, r.nWrite, r.nRead, r.nTrunc,
-         r.nReopen+1, r.nErr, F.nWriteFail, F.nShortWrite, F.nReadFail, F.nTruncFail);
+  printf("  %-8s %-6s%s ops=%-8ld writes=%-7ld reads=%-7ld truncates=%-6ld files=%-5ld"
+         " errors=%ld (faults: %d write, %d short, %d read, %d truncate, %d open)\n",
+         zMode, bFaults ? "faults" : "clean", gTier ? " tier" : "", r.nOps, r.nWrite,
+         r.nRead, r.nTrunc, r.nReopen+1, r.nErr, F.nWriteFail, F.nShortWrite,
+         F.nReadFail, F.nTruncFail, F.nOpenFail);
   free(r.buf); free(r.data);
 }
 
@@ -569,27 +670,40 @@ static void test_register(void){
         "register over a different base is refused");
 }
 
-/* Mode "all": each mode without and with faults, then the directed cases. */
+/* Mode "all": each mode without and with faults, the same with the
+** memory tier, then the directed cases. */
 static void test_all_modes(long nOps, uint64_t seed){
-  static const char *az[] = { "random", "journal", "db", "sparse" };
+  static const char *az[] = { "random", "journal", "db", "sparse", "sorter" };
+  const int nMode = (int)(sizeof(az)/sizeof(az[0]));
   int m;
-  for(m=0; m<4; m++){
-    run_mode(az[m], nOps/8, seed + (uint64_t)m, 0);
-    run_mode(az[m], nOps/8, seed + (uint64_t)m + 100, 1);
+  for(gTier=0; gTier<2; gTier++){
+    for(m=0; m<nMode; m++){
+      run_mode(az[m], nOps/(4*nMode), seed + (uint64_t)m + 200*(uint64_t)gTier, 0);
+      run_mode(az[m], nOps/(4*nMode), seed + (uint64_t)m + 100 + 200*(uint64_t)gTier, 1);
+    }
   }
   run_directed();
+  run_lazy_lock();
 }
 
+/* The statistics; every file is closed now, so the memory tier must hold
+** nothing, and it never held more than the largest budget (64 MiB). */
 static void print_stats(void){
   struct sqlite3_tempcrypt_stats st;
   sqlite3_tempcrypt_stats(&st, 0);
-  printf("tempcrypt: files=%llu logical w/r=%llu/%llu physical w/r=%llu/%llu"
-         " enciphered=%llu rmw=%llu failed-block reads=%llu\n",
-         (unsigned long long)st.nFileEncrypted,
+  printf("tempcrypt: files=%llu (%llu with a lower file) logical w/r=%llu/%llu"
+         " physical w/r=%llu/%llu enciphered=%llu rmw=%llu failed-block reads=%llu"
+         " spilled=%llu memory peak=%llu now=%llu\n",
+         (unsigned long long)st.nFileEncrypted, (unsigned long long)st.nFileSpilled,
          (unsigned long long)st.nLogicalWrite, (unsigned long long)st.nLogicalRead,
          (unsigned long long)st.nPhysicalWrite, (unsigned long long)st.nPhysicalRead,
          (unsigned long long)st.nEnciphered, (unsigned long long)st.nBlockRmw,
-         (unsigned long long)st.nFailedBlockRead);
+         (unsigned long long)st.nFailedBlockRead, (unsigned long long)st.nSpilled,
+         (unsigned long long)st.nMemPeak, (unsigned long long)st.nMemBytes);
+  CHECK(st.nMemBytes==0, "memory tier holds %llu bytes with every file closed",
+        (unsigned long long)st.nMemBytes);
+  CHECK(st.nMemPeak<=(64u<<20), "memory tier peaked at %llu bytes, over every budget",
+        (unsigned long long)st.nMemPeak);
 }
 
 int main(int argc, char **argv){
@@ -602,7 +716,8 @@ int main(int argc, char **argv){
     else if( !strcmp(argv[i], "-s") && i+1<argc ) seed = strtoull(argv[++i], 0, 0);
     else if( !strcmp(argv[i], "-m") && i+1<argc ) zMode = argv[++i];
     else if( !strcmp(argv[i], "-f") ) bFaults = 1;
-    else { fprintf(stderr, "usage: %s [-n OPS] [-s SEED] [-m random|journal|db|sparse|all] [-f]\n", argv[0]); return 2; }
+    else if( !strcmp(argv[i], "-t") ) gTier = 1;
+    else { fprintf(stderr, "usage: %s [-n OPS] [-s SEED] [-m random|journal|db|sparse|sorter|all] [-f] [-t]\n", argv[0]); return 2; }
   }
   M.cur = calloc(MAX_MODEL + 4*65536, 1);
   M.alt = calloc(MAX_MODEL + 4*65536, 1);
@@ -611,11 +726,12 @@ int main(int argc, char **argv){
   sqlite3_initialize();
   register_checkvfs();
   test_register();
+  sqlite3_tempcrypt_budget(0);
   sqlite3_tempcrypt_test_key_hook(key_hook, 0);
 
-  printf("stress: seed=%llu ops=%ld mode=%s%s (replay: %s -n %ld -s %llu -m %s%s)\n",
-         (unsigned long long)seed, nOps, zMode, bFaults ? " faults" : "",
-         argv[0], nOps, (unsigned long long)seed, zMode, bFaults ? " -f" : "");
+  printf("stress: seed=%llu ops=%ld mode=%s%s%s (replay: %s -n %ld -s %llu -m %s%s%s)\n",
+         (unsigned long long)seed, nOps, zMode, bFaults ? " faults" : "", gTier ? " tier" : "",
+         argv[0], nOps, (unsigned long long)seed, zMode, bFaults ? " -f" : "", gTier ? " -t" : "");
   if( !strcmp(zMode, "all") ){
     test_all_modes(nOps, seed);
   }else{

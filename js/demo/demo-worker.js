@@ -3,7 +3,8 @@
 // the package's observer (so it sees exactly the bytes that reach OPFS).
 //
 // Messages in:  { cmd: 'probe' }
-//               { cmd: 'run', marker, workload, rows, enabled }
+//               { cmd: 'run', marker, workload, rows, enabled, budget }
+//               (budget: the memory tier's, in bytes)
 // Messages out: { ok: true, ... } or { ok: false, error, code }
 import { open, probeOpfs, deletePool, POOL_ROOT } from '../../dist/worker.js';
 import { SQLITE_OPEN_MAIN_DB, SQLITE_OPEN_MAIN_JOURNAL, SQLITE_OPEN_SUPER_JOURNAL, SQLITE_OPEN_WAL } from '../../dist/constants.js';
@@ -63,7 +64,7 @@ async function scanAllOpfs(needle, poolClass, poolDir) {
   return out;
 }
 
-async function run({ marker, workload, rows, enabled }) {
+async function run({ marker, workload, rows, enabled, budget }) {
   const w = (await demoWorkloads()).find((x) => x.id === workload);
   if (!w) throw new Error(`unknown workload ${workload}`);
   const needle = enc.encode(marker);
@@ -78,8 +79,8 @@ async function run({ marker, workload, rows, enabled }) {
     }
     throw e;
   }
-  const db = await open(DB_NAME, { storage: 'opfs', pool: POOL, minFree: 24 });
-  const result = { workload, rows, enabled };
+  const db = await open(DB_NAME, { storage: 'opfs', pool: POOL, minFree: 24, tempBudget: budget });
+  const result = { workload, rows, enabled, budget: db.tempcrypt.budget() };
   try {
     const s0 = performance.now();
     build(db, await TABLE, w, marker, rows);

@@ -1,6 +1,6 @@
 // The demo page: controls, the Worker that runs the workloads, and the
 // side-by-side rendering of what reached OPFS.
-import { SIZE, KIND_LABELS, loadWorkloads, workloadsFor } from './workloads.js';
+import { SIZE, BUDGETS, BUDGET_START, BUDGET_DEFAULT, KIND_LABELS, loadWorkloads, workloadsFor } from './workloads.js';
 
 // The demo's workloads, from the workload table (test/workloads.txt).
 let WORKLOADS = [];
@@ -10,6 +10,7 @@ const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const setState = (s) => { document.body.dataset.state = s; };
 
 function bytes(n) {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${fmt(n / 1024 / 1024)} MiB`;
   if (n < 1024) return `${fmt(n)} B`;
   if (n < 1000 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / 1024 / 1024).toFixed(2)} MiB`;
@@ -136,20 +137,31 @@ function renderSide(side, r) {
   const w = WORKLOADS.find((x) => x.id === r.workload);
   const found = r.hits > 0;
   const ent = r.entropy === null ? '—' : r.entropy.toFixed(2);
+  const st = r.stats;
+  const opened = st.nFileEncrypted + st.nFilePlain;
+  // The memory tier applies to encrypted temp files only.
+  const tier = r.enabled;
   const metrics = el('div', { class: 'metrics' },
     metric('hits', 'times your secret reached OPFS', fmt(r.hits), found ? 'bad' : 'good'),
-    metric('entropy', 'entropy, bits per byte', ent, r.entropy !== null && r.entropy > 7.9 ? 'good' : 'bad'),
-    metric('files', 'temp files opened', fmt(r.temp.length)),
-    metric('written', 'written to temp files', bytes(r.written)),
-    metric('read', 'read back', bytes(r.read)),
+    metric('entropy', 'entropy, bits per byte', ent, r.entropy !== null && r.entropy > 7.9 ? 'good' : r.entropy === null ? '' : 'bad'),
+    metric('opened', 'temp files SQLite opened', fmt(opened)),
+    metric('files', 'temp files in OPFS', fmt(r.temp.length)),
+    metric('written', 'written to temp files in OPFS', bytes(r.written)),
+    metric('read', 'read back from OPFS', bytes(r.read)),
+    metric('memory', tier ? `in memory at most (budget ${bytes(r.budget)})` : 'in memory (no memory tier with tempcrypt off)', tier ? bytes(st.nMemPeak) : '—'),
+    metric('spilled', tier ? 'spilled to OPFS past the budget' : 'spilled to OPFS past a budget', tier ? bytes(st.nSpilled) : '—'),
+    metric('enciphered', 'through the cipher (both ways)', bytes(st.nEnciphered)),
     metric('time', 'run time', `${fmt(r.ms)} ms`));
   let verdict;
-  if (r.temp.length === 0) {
+  if (opened === 0) {
     verdict = el('p', { class: 'verdict', text: `${w.label} opened no temp file at ${fmt(r.rows)} rows: SQLite kept it in memory. Move the slider up.` });
   } else if (found) {
     verdict = el('p', { class: 'verdict bad', text: `Your secret was written to OPFS ${fmt(r.hits)} times, in plaintext, in ${r.temp.filter((f) => f.hits).length} of ${r.temp.length} temp files.` });
+  } else if (r.temp.length === 0) {
+    verdict = el('p', { class: 'verdict good', text: `Your secret never reached OPFS: all ${opened} temp files stayed in memory (at most ${bytes(st.nMemPeak)} at once, within the ${bytes(r.budget)} budget). Lower the budget to watch them spill, encrypted.` });
   } else {
-    verdict = el('p', { class: 'verdict good', text: `Your secret was not found in any of the ${bytes(r.written)} written to temp files: ${r.stats.nFileEncrypted} of ${r.temp.length} files encrypted, each under its own key.` });
+    verdict = el('p', { class: 'verdict good', text: `Your secret was not found in any of the ${bytes(r.written)} written to temp files: ${st.nFileEncrypted} files encrypted, each under its own key; ${r.temp.length} of them reached OPFS` +
+      (st.nMemPeak ? `, and up to ${bytes(st.nMemPeak)} stayed in memory.` : '.') });
   }
 
   const table = el('table', { class: 'files' },
@@ -198,6 +210,7 @@ async function runBoth(ev) {
   }
   const workload = $('workload').value;
   const rows = Number($('size').value);
+  const budget = BUDGETS[Number($('budget').value)];
   $('run').disabled = true;
   setState('running');
   const label = WORKLOADS.find((x) => x.id === workload).label;
@@ -205,8 +218,8 @@ async function runBoth(ev) {
     const res = {};
     for (const [side, enabled] of [['plain', false], ['enc', true]]) {
       renderRunning(side, 'Running…');
-      $('status').textContent = `Running “${label}” on ${fmt(rows)} rows with tempcrypt ${enabled ? 'on' : 'off'}…`;
-      const out = await call({ cmd: 'run', marker, workload, rows, enabled });
+      $('status').textContent = `Running “${label}” on ${fmt(rows)} rows with tempcrypt ${enabled ? `on (memory budget ${bytes(budget)})` : 'off'}…`;
+      const out = await call({ cmd: 'run', marker, workload, rows, enabled, budget });
       if (!out.ok) throw new Error(out.error);
       res[side] = out.result;
       renderSide(side, out.result);
@@ -214,8 +227,9 @@ async function runBoth(ev) {
     const { plain, enc } = res;
     $('status').textContent = plain.temp.length === 0
       ? `“${label}” did not spill to a temp file at ${fmt(rows)} rows. Try more rows.`
-      : `“${label}”, ${fmt(rows)} rows: secret found ${fmt(plain.hits)}× in plaintext temp files, ${fmt(enc.hits)}× with tempcrypt. ` +
-        `Entropy ${plain.entropy.toFixed(2)} vs ${enc.entropy.toFixed(2)} bits/byte. Time ${fmt(plain.ms)} vs ${fmt(enc.ms)} ms.`;
+      : `“${label}”, ${fmt(rows)} rows: secret found ${fmt(plain.hits)}× in plaintext temp files, ${fmt(enc.hits)}× with tempcrypt ` +
+        `(memory budget ${bytes(enc.budget)}: ${bytes(enc.stats.nMemPeak)} in memory, ${bytes(enc.stats.nSpilled)} to OPFS). ` +
+        (enc.entropy === null ? '' : `Entropy ${plain.entropy.toFixed(2)} vs ${enc.entropy.toFixed(2)} bits/byte. `) + `Time ${fmt(plain.ms)} vs ${fmt(enc.ms)} ms.`;
     setState('done');
   } catch (e) {
     showError(e.message);
@@ -235,6 +249,17 @@ async function main() {
   const showSize = () => { $('size-out').textContent = fmt(Number(size.value)); };
   size.addEventListener('input', showSize);
   showSize();
+  // The budget control steps through BUDGETS (?budget=BYTES picks one).
+  const budget = $('budget');
+  const asked = params.has('budget') ? BUDGETS.indexOf(Number(params.get('budget'))) : -1;
+  Object.assign(budget, { min: 0, max: BUDGETS.length - 1, step: 1, value: asked >= 0 ? asked : BUDGETS.indexOf(BUDGET_START) });
+  budget.dataset.budgets = BUDGETS.join(',');
+  const showBudget = () => {
+    const b = BUDGETS[Number(budget.value)];
+    $('budget-out').textContent = b === 0 ? '0 (no memory tier)' : `${bytes(b)}${b === BUDGET_DEFAULT ? ' (the default)' : ''}`;
+  };
+  budget.addEventListener('input', showBudget);
+  showBudget();
   sel.addEventListener('change', describeWorkload);
   describeWorkload();
   $('secret').value = makeSecret();

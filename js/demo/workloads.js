@@ -85,6 +85,13 @@ export async function loadWorkloads(url = new URL('../../dist/workloads.txt', im
 export const PRAGMAS = 'PRAGMA temp_store=FILE; PRAGMA cache_size=16; PRAGMA temp.cache_size=16;';
 
 export const SIZE = { min: 1000, max: 20000, step: 1000, value: 5000 };
+// The memory tier's budget the page offers, in bytes (the control's steps;
+// 64 MiB is the package's default, 0 turns the tier off).  The page starts
+// at BUDGET_START: small, so that the temp files spill part-way and both
+// halves show.
+export const BUDGETS = [0, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+export const BUDGET_START = 65536;
+export const BUDGET_DEFAULT = 67108864;
 
 // Human names of the file kinds the storage observer reports.
 export const KIND_LABELS = {

@@ -95,9 +95,16 @@ export const tests = {
       await db.tempcrypt.stats(true);
       await db.exec(`PRAGMA temp_store=FILE; PRAGMA temp.cache_size=4;
         CREATE TEMP TABLE x AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<5000) SELECT n, randomblob(100) AS b FROM c`);
-      const s = await db.tempcrypt.stats();
+      let s = await db.tempcrypt.stats();
       ok(s.nFileEncrypted >= 1, `temp file encrypted (${JSON.stringify(s)})`);
-      ok(s.nPhysicalWrite > s.nLogicalWrite && s.nLogicalWrite > 100000, 'counters move');
+      ok(s.nLogicalWrite > 100000 && s.nMemBytes > 100000 && s.nSpilled === 0 && s.nPhysicalWrite === 0,
+        `the memory tier holds the temp table at the default budget (${JSON.stringify(s)})`);
+      eq(await db.tempcrypt.budget(0), 64 * 1024 * 1024, 'the default budget is 64 MiB; budget(0) returns it');
+      await db.tempcrypt.stats(true);
+      await db.exec('CREATE TEMP TABLE x2 AS SELECT * FROM x');
+      s = await db.tempcrypt.stats();
+      ok(s.nSpilled > 100000 && s.nPhysicalWrite > s.nSpilled && s.nEnciphered >= s.nSpilled,
+        `budget 0: new temp data goes to storage, encrypted (${JSON.stringify(s)})`);
       eq(await db.tempcrypt.setEnabled(false), true, 'enabled by default');
       eq(await db.tempcrypt.setEnabled(true), false, 'previous setting returned');
       const f = await db.files();

@@ -3,7 +3,9 @@
 // storage observer, a spy below tempcrypt) and every file it leaves in its
 // directory (a raw scan, while the database is open and after close) must
 // be free of the marker.  The same run with tempcrypt switched off must
-// find it, so the check can fail.
+// find it, so the check can fail.  tempcrypt on runs twice: without the
+// memory tier (tempBudget 0: every temp file on disk) and with a budget so
+// small that the temp files spill part-way.
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -20,13 +22,15 @@ function rawScan(dir, needle) {
   return fs.readdirSync(dir).map((f) => ({ name: f, hits: count(fs.readFileSync(path.join(dir, f)), needle) }));
 }
 
-async function runOnce(dir, enabled) {
+const SMALL_BUDGET = 256 * 1024;
+
+async function runOnce(dir, enabled, tempBudget = 0) {
   fs.rmSync(dir, { recursive: true, force: true });
   const marker = `TCLEAK-${crypto.randomBytes(12).toString('hex')}-MARK`;
   const needle = Buffer.from(marker);
   let spyHits = 0, tempWrites = 0;
   const tempFiles = new Set();
-  const db = await open('leak.db', { storage: 'file', dir, observer: (ev) => {
+  const db = await open('leak.db', { storage: 'file', dir, tempBudget, observer: (ev) => {
     if (ev.op !== 'write' || !ev.temp) return;
     tempWrites++;
     tempFiles.add(ev.name);
@@ -53,20 +57,27 @@ async function runOnce(dir, enabled) {
 export async function leakCheck(dir) {
   const out = [];
   const check = (ok, name, detail) => out.push({ name: `file leak: ${name}`, ok: !!ok, error: ok ? undefined : detail });
-  const on = await runOnce(path.join(dir, 'on'), true);
   const off = await runOnce(path.join(dir, 'off'), false);
   const tempHits = (scan) => scan.filter((f) => f.name.startsWith('.sqlite-tempcrypt-tmp-')).reduce((n, f) => n + f.hits, 0);
   const mainHits = (scan) => scan.filter((f) => f.name === 'leak.db').reduce((n, f) => n + f.hits, 0);
   // With the wasm build's 16 MiB default cache (SQLITE_DEFAULT_CACHE_SIZE,
   // which DISTINCT's ephemeral table takes whatever the pragmas say) the TEMP
   // table and the sorter spill here; the browser leak suite covers the rest.
-  check(on.tempFiles >= 2 && on.tempWrites > 0, 'the TEMP table and the sorter spilled to temp files', JSON.stringify({ tempFiles: on.tempFiles, tempWrites: on.tempWrites }));
-  check(on.spyHits === 0, 'no marker in any temp-file write (tempcrypt on)', `${on.spyHits} hits`);
-  check(on.whileOpen.some((f) => f.name.startsWith('.sqlite-tempcrypt-tmp-')) && tempHits(on.whileOpen) === 0,
-    'raw scan while open: temp files on disk, no marker in them', JSON.stringify(on.whileOpen));
-  check(mainHits(on.whileOpen) > 0, 'raw scan sees the main database\'s plaintext (the scan works)', JSON.stringify(on.whileOpen));
-  check(on.afterClose.every((f) => f.name === 'leak.db'), 'after close only the database is left (no temp or staging files)', JSON.stringify(on.afterClose));
-  check(on.stats.nFileEncrypted >= 2 && on.stats.nFilePlain === 0, 'every temp file encrypted', JSON.stringify(on.stats));
+  for (const budget of [0, SMALL_BUDGET]) {
+    const on = await runOnce(path.join(dir, `on-${budget}`), true, budget);
+    const at = `(tempBudget ${budget})`;
+    check(on.tempFiles >= 2 && on.tempWrites > 0, `the TEMP table and the sorter spilled to temp files ${at}`, JSON.stringify({ tempFiles: on.tempFiles, tempWrites: on.tempWrites }));
+    if (budget > 0) {
+      check(on.stats.nMemPeak > 0 && on.stats.nMemPeak <= budget && on.stats.nSpilled > 0 && on.stats.nSpilled < on.stats.nLogicalWrite,
+        `the temp files spilled part-way ${at}`, JSON.stringify(on.stats));
+    }
+    check(on.spyHits === 0, `no marker in any temp-file write (tempcrypt on) ${at}`, `${on.spyHits} hits`);
+    check(on.whileOpen.some((f) => f.name.startsWith('.sqlite-tempcrypt-tmp-')) && tempHits(on.whileOpen) === 0,
+      `raw scan while open: temp files on disk, no marker in them ${at}`, JSON.stringify(on.whileOpen));
+    check(mainHits(on.whileOpen) > 0, `raw scan sees the main database's plaintext (the scan works) ${at}`, JSON.stringify(on.whileOpen));
+    check(on.afterClose.every((f) => f.name === 'leak.db'), `after close only the database is left (no temp or staging files) ${at}`, JSON.stringify(on.afterClose));
+    check(on.stats.nFileEncrypted >= 2 && on.stats.nFilePlain === 0, `every temp file encrypted ${at}`, JSON.stringify(on.stats));
+  }
   check(off.spyHits > 0 && tempHits(off.whileOpen) > 0, 'with tempcrypt off the spy and the raw scan find the marker (the check can fail)',
     JSON.stringify({ spy: off.spyHits, raw: off.whileOpen }));
   fs.rmSync(dir, { recursive: true, force: true });

@@ -14,9 +14,11 @@
 ** temp); "default" leaves the build's defaults.  With a results file, one
 ** JSON line per workload and mode is appended to it, with the peak of
 ** SQLite's heap during the run (memory statistics are turned on for that).
-** The memory tier: encrypted runs take its default budget; once
-** BENCH_SET_TIER is defined (below) an encrypted run with the tier off
-** joins them and plaintext runs have the tier off.  The cipher's own
+** The memory tier: encrypted runs take its default budget (or
+** $BENCH_TIER_BUDGET bytes); a fourth mode, encrypted with the tier off
+** (budget 0: every temp file on disk), joins them, and plaintext runs
+** have the tier off.  BENCH_CLOCK=cpu times each run by the process's CPU
+** time instead of the wall clock.  The cipher's own
 ** speed is measured against libsodium when built with HAVE_LIBSODIUM, on
 ** every path when built with SQLITE_TEMPCRYPT_TESTING (only the cipher's
 ** test hooks: the Makefile links the shipped tempcrypt.o).
@@ -35,9 +37,14 @@
 # include <sodium.h>
 #endif
 
+/* Wall-clock time, or with BENCH_CLOCK=cpu this process's CPU time (user
+** and system: the file I/O is system time), which other jobs on a shared
+** machine disturb less. */
+static clockid_t gClock = CLOCK_MONOTONIC;
+
 static double now(void){
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(gClock, &ts);
   return ts.tv_sec + ts.tv_nsec*1e-9;
 }
 
@@ -105,21 +112,17 @@ static void load_workloads(const char *zFile, int nRow){
 }
 
 /*
-** The memory tier's budget for the next run: BENCH_TIER_DEFAULT leaves
-** the default, 0 turns the tier off.  Wiring the tier is this one line:
-**   #define BENCH_SET_TIER(n) <the tier's budget setter>(n)
-** with -1 standing for "the default" if the setter has no such value.
+** The memory tier's budget for the next run: BENCH_TIER_DEFAULT is the
+** default budget (or $BENCH_TIER_BUDGET), 0 turns the tier off.
 */
 #define BENCH_TIER_DEFAULT (-1)
-#ifdef BENCH_SET_TIER
-# define BENCH_NMODE 4
-#else
-# define BENCH_NMODE 3
-# define BENCH_SET_TIER(n) ((void)(n))
-#endif
+static sqlite3_int64 gTierBudget = SQLITE_TEMPCRYPT_DEFAULT_BUDGET;
+#define BENCH_SET_TIER(n) \
+  sqlite3_tempcrypt_budget((n)==BENCH_TIER_DEFAULT ? gTierBudget : (n))
+#define BENCH_NMODE 4
 
 /* Modes 0: FILE plaintext (tier off), 1: FILE encrypted (tier default),
-** 2: MEMORY, 3: FILE encrypted with the tier off (when it is wired). */
+** 2: MEMORY, 3: FILE encrypted with the tier off. */
 static const char *azMode[] = { "plain", "encrypted", "memory", "encrypted" };
 static const int aTier[] = { 0, BENCH_TIER_DEFAULT, BENCH_TIER_DEFAULT, 0 };
 
@@ -268,6 +271,10 @@ int main(int argc, char **argv){
     return 1;
   }
   load_workloads(zWork, nRow);
+  if( getenv("BENCH_TIER_BUDGET") ) gTierBudget = atoll(getenv("BENCH_TIER_BUDGET"));
+  if( getenv("BENCH_CLOCK") && strcmp(getenv("BENCH_CLOCK"), "cpu")==0 ){
+    gClock = CLOCK_PROCESS_CPUTIME_ID;
+  }
   if( nRep<1 ) nRep = 1;
   if( nRep>64 ) nRep = 64;
   if( sqlite3_tempcrypt_register(0, 1)!=SQLITE_OK ){ fprintf(stderr, "register\n"); return 1; }
@@ -283,11 +290,14 @@ int main(int argc, char **argv){
                          : "PRAGMA journal_mode=OFF");
   exec_or_die(db, zSetup);
   sqlite3_close(db);
-  printf("SQL workloads on %d rows, settings %s, median of %d alternating runs:\n",
-         nRow, bEqual ? "equal (4096-byte pages, cache 2 MB)" : "the build's defaults", nRep);
-  printf("  %-15s %10s %10s %10s %9s %9s %9s %9s %7s %9s%s\n", "workload", "plain ms", "crypt ms",
-         "memory ms", "crypt/pl", "mem/pl", "temp MiB", "phys MiB", "rmw", "heap MiB",
-         BENCH_NMODE>3 ? "  tier-0 ms  t0/pl" : "");
+  printf("SQL workloads on %d rows, settings %s, median of %d alternating runs%s:\n",
+         nRow, bEqual ? "equal (4096-byte pages, cache 2 MB)" : "the build's defaults", nRep,
+         gClock==CLOCK_MONOTONIC ? "" : ", process CPU time");
+  printf("  memory tier budget %lld bytes (crypt); tier-0: encrypted without the tier\n",
+         (long long)gTierBudget);
+  printf("  %-15s %10s %10s %10s %9s %9s %9s %9s %9s %7s %9s %10s %6s\n", "workload", "plain ms",
+         "crypt ms", "memory ms", "crypt/pl", "mem/pl", "temp MiB", "phys MiB", "tier MiB", "rmw",
+         "heap MiB", "tier-0 ms", "t0/pl");
   for(w=0; w<nWork; w++){
     double aT[BENCH_NMODE][64];
     struct sqlite3_tempcrypt_stats aSt[BENCH_NMODE];
@@ -310,13 +320,12 @@ int main(int argc, char **argv){
       qsort(aT[m], (size_t)nRep, sizeof(double), cmp_double);
       med[m] = aT[m][nRep/2];
     }
-    printf("  %-15s %10.1f %10.1f %10.1f %9.2f %9.2f %9.1f %9.1f %7llu %9.1f", aWork[w].zName,
-           med[0]*1e3, med[1]*1e3, med[2]*1e3, med[1]/med[0], med[2]/med[0],
+    printf("  %-15s %10.1f %10.1f %10.1f %9.2f %9.2f %9.1f %9.1f %9.1f %7llu %9.1f %10.1f %6.2f\n",
+           aWork[w].zName, med[0]*1e3, med[1]*1e3, med[2]*1e3, med[1]/med[0], med[2]/med[0],
            (aSt[1].nLogicalWrite + aSt[1].nLogicalRead)/1048576.0,
            (aSt[1].nPhysicalWrite + aSt[1].nPhysicalRead)/1048576.0,
-           (unsigned long long)aSt[1].nBlockRmw, aHeap[1]/1048576.0);
-    if( BENCH_NMODE>3 ) printf(" %10.1f %6.2f", med[BENCH_NMODE-1]*1e3, med[BENCH_NMODE-1]/med[0]);
-    printf("\n");
+           aSt[1].nMemPeak/1048576.0, (unsigned long long)aSt[3].nBlockRmw,
+           aHeap[1]/1048576.0, med[3]*1e3, med[3]/med[0]);
     for(m=0; pJson && m<BENCH_NMODE; m++){
       fprintf(pJson, "{\"engine\":\"ours\",\"mode\":\"%s\",\"settings\":\"%s\",\"rows\":%d,"
               "\"workload\":\"%s\",\"ms\":%.3f,\"reps\":%d,\"result\":\"%s\",\"heap\":%lld",
@@ -327,9 +336,11 @@ int main(int argc, char **argv){
       }else{
         fprintf(pJson, ",\"tier\":\"default\"");
       }
-      fprintf(pJson, ",\"tempBytes\":%llu,\"tempBytesBelow\":%llu",
+      fprintf(pJson, ",\"tempBytes\":%llu,\"tempBytesBelow\":%llu,\"budget\":%lld,"
+              "\"tierPeak\":%llu",
               (unsigned long long)(aSt[m].nLogicalWrite + aSt[m].nLogicalRead),
-              (unsigned long long)(aSt[m].nPhysicalWrite + aSt[m].nPhysicalRead));
+              (unsigned long long)(aSt[m].nPhysicalWrite + aSt[m].nPhysicalRead),
+              (long long)(aTier[m]==0 ? 0 : gTierBudget), (unsigned long long)aSt[m].nMemPeak);
       fprintf(pJson, "}\n");
     }
     if( pJson ) fflush(pJson);
@@ -337,9 +348,11 @@ int main(int argc, char **argv){
   }
   remove(zDb);
   if( pJson ) fclose(pJson);
-  printf("crypt/pl: time with encrypted temp files over time with plaintext temp files.\n");
-  printf("temp MiB: bytes SQLite wrote to and read from encrypted temp files per run;\n"
-         "phys MiB: the same below tempcrypt; rmw: blocks rewritten by read-modify-write;\n"
+  printf("crypt/pl: time with encrypted temp files (memory tier at its budget) over time with\n"
+         "plaintext temp files (no tier); t0/pl: the same without the tier (tier-0).\n");
+  printf("temp MiB: bytes SQLite wrote to and read from encrypted temp files per run (crypt);\n"
+         "phys MiB: the same below tempcrypt; tier MiB: the most the memory tier held;\n"
+         "rmw: blocks rewritten by read-modify-write (tier-0);\n"
          "heap MiB: the peak of SQLite's heap during an encrypted run.\n");
   return 0;
 }

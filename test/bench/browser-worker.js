@@ -130,7 +130,7 @@ const ops = {
     await engine.settle();
     return { ms, result, tempBytesBelow: t1.bytes - t0.bytes, tempCalls: t1.calls - t0.calls, tempIoMs: t1.ms - t0.ms,
       tempBytes: st ? Number(st.nLogicalWrite + st.nLogicalRead) : null,
-      enciphered: st ? Number(st.nEnciphered) : null, heap: heapBytes() };
+      enciphered: st ? Number(st.nEnciphered) : null, tierPeak: st ? Number(st.nMemPeak) : null, heap: heapBytes() };
   },
   async close() { engine?.close(); engine = null; return true; },
 };

@@ -9,8 +9,10 @@
 //       alternate and the median of --reps runs is kept.
 //   node test/bench/browser.mjs --big=1024 [--cap=build/bench/capped/sqlite3.wasm] --out=F
 //       the larger-than-memory run: a sort and a VACUUM of a --big MiB
-//       database, ours encrypted (wasm heap capped by --cap's build) on a
-//       10 MiB and a --big MiB table, then the official build's defaults.
+//       database, ours encrypted (wasm heap capped by --cap's build; the
+//       memory tier at its default) on a 10 MiB and a --big MiB table,
+//       with --big-tier0 also without the tier, with --big-plain also
+//       with plaintext temp files, then the official build's defaults.
 // Timings are printed and recorded, never asserted; a wrong or differing
 // result exits 1.
 import { serve } from '../browser/server.mjs';
@@ -41,10 +43,9 @@ const SETTINGS = {
   default: { setup: 'PRAGMA journal_mode=OFF', run: '' },
 };
 // The memory tier's budget is an open() option: TIER_OPTION(n) is the
-// option for a budget of n bytes; null until the tier exists.  Wiring it is
-// this one line; then the tier-0 variant runs too, and plaintext runs
-// without the tier (in the tier-0 Worker).
-const TIER_OPTION = null;
+// option for a budget of n bytes.  The tier-0 variant runs in a Worker of
+// its own, and plaintext runs there, without the tier.
+const TIER_OPTION = (n) => ({ tempBudget: n });
 const TIER = TIER_OPTION !== null;
 const VARIANTS = [
   { engine: 'official', label: 'official', mode: 'plain', encrypt: false },
@@ -143,22 +144,25 @@ async function main() {
 async function big(start, call, stop, browserVersion) {
   const rowsOf = (mib) => Math.ceil(mib * 1048576 / 1100);
   const cases = [
-    { engine: 'ours', mode: 'encrypted', mib: 10, wasm: `/${CAP}` },
-    { engine: 'ours', mode: 'encrypted', mib: BIG, wasm: `/${CAP}` },
+    { engine: 'ours', mode: 'encrypted', tier: 'default', mib: 10, wasm: `/${CAP}` },
+    { engine: 'ours', mode: 'encrypted', tier: 'default', mib: BIG, wasm: `/${CAP}` },
+    // --big-tier0: also ours without the memory tier.
+    ...(process.argv.includes('--big-tier0') ? [{ engine: 'ours', mode: 'encrypted', tier: 0, mib: BIG, wasm: `/${CAP}` }] : []),
     // --big-plain: also ours with plaintext temp files (what the cipher costs).
-    ...(process.argv.includes('--big-plain') ? [{ engine: 'ours', mode: 'plain', mib: BIG, wasm: `/${CAP}` }] : []),
+    ...(process.argv.includes('--big-plain') ? [{ engine: 'ours', mode: 'plain', tier: 0, mib: BIG, wasm: `/${CAP}` }] : []),
     { engine: 'official', mode: 'memory (its default)', mib: BIG },
   ].filter((c) => !process.argv.includes('--big-ours-only') || c.engine === 'ours');
   let failed = false;
   for (const c of cases) {
     const w = await start();
     const rows = rowsOf(c.mib);
-    const name = `big-${c.engine}-${c.mode.split(' ')[0]}-${c.mib}.db`;
+    const label = `${c.mode}${c.tier !== undefined ? ` tier ${c.tier}` : ''}`;
+    const name = `big-${c.engine}-${c.mode.split(' ')[0]}-${c.tier ?? ''}-${c.mib}.db`;
     try {
-      const o = await call(w, 'open', { kind: c.engine, name, wasm: c.wasm, dist: `/${DIST}` });
+      const o = await call(w, 'open', { kind: c.engine, name, wasm: c.wasm, dist: `/${DIST}`, options: c.tier === 0 ? TIER_OPTION(0) : {} });
       let t = performance.now();
       const s = await call(w, 'setup', { pragmas: 'PRAGMA journal_mode=OFF', sql: sqlOf('big.setup', rows) });
-      console.log(`big ${c.engine} ${c.mode} ${c.mib} MiB (${rows} rows): setup ${((performance.now() - t) / 1000).toFixed(1)} s, heap ${MiB(s.heap)} MiB`);
+      console.log(`big ${c.engine} ${label} ${c.mib} MiB (${rows} rows): setup ${((performance.now() - t) / 1000).toFixed(1)} s, heap ${MiB(s.heap)} MiB`);
       for (const wl of ['big.sort', 'big.vacuum']) {
         let x;
         try {
@@ -166,10 +170,11 @@ async function big(start, call, stop, browserVersion) {
         } catch (e) {
           x = { error: e.message };
         }
-        record({ engine: c.engine, mode: c.mode, settings: 'default', rows, mib: c.mib, workload: wl, heapCap: c.wasm ? CAP : null,
+        record({ engine: c.engine, mode: c.mode, tier: c.tier ?? null, settings: 'default', rows, mib: c.mib, workload: wl, heapCap: c.wasm ? CAP : null,
           browser: browserVersion, officialVersion: o.version, ...x });
         console.log(`  ${wl}: ${x.error ? `FAILED ${x.error}` : `${(x.ms / 1000).toFixed(1)} s, result ${x.result}, temp ${MiB(x.tempBytesBelow)} MiB below`
-          + ` in ${x.tempCalls} OPFS calls taking ${(x.tempIoMs / 1000).toFixed(1)} s, ${MiB(x.enciphered)} MiB enciphered, heap peak ${MiB(x.heap)} MiB`}`);
+          + ` in ${x.tempCalls} OPFS calls taking ${(x.tempIoMs / 1000).toFixed(1)} s, ${MiB(x.enciphered)} MiB enciphered,`
+          + ` memory tier peak ${MiB(x.tierPeak)} MiB, heap peak ${MiB(x.heap)} MiB`}`);
         if (x.error && c.engine === 'ours') failed = true;
       }
     } finally {

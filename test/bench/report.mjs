@@ -47,8 +47,8 @@ out.push(`${results.date.slice(0, 10)}, ${results.machine.cpu} (${results.machin
   + `SQLite ${sqliteVersion} (ours), @sqlite.org/sqlite-wasm ${results.versions.official}, Chromium ${browser ?? '-'}, Node ${process.version}.`, '');
 const keys = [...new Set(recs.map((r) => `${r.rows}|${r.settings}`))];
 const workloads = [...new Set(recs.map((r) => r.workload))];
-// The memory tier (once wired, see test/bench/browser.mjs and bench.c):
-// records carry tier 'default' or 0; "enc" is the default budget.
+// The memory tier: records carry tier 'default' or 0; "enc" is the
+// default budget.
 const hasTier0 = recs.some((r) => r.mode === 'encrypted' && r.tier === 0);
 const enc = (q) => find({ ...q, mode: 'encrypted', ...(hasTier0 ? { tier: 'default' } : {}) });
 const enc0 = (q) => (hasTier0 ? find({ ...q, mode: 'encrypted', tier: 0 }) : null);
@@ -90,10 +90,10 @@ if (recs.some((r) => r.target === 'wasi-wasmtime')) {
   }
 }
 if (big.length) {
-  out.push('', '| larger than memory (Chromium, OPFS) | MiB | workload | seconds | heap peak MiB | temp MiB below | OPFS calls (temp) | s in them | MiB enciphered | result |',
-    '|---|---|---|---|---|---|---|---|---|---|');
+  out.push('', '| larger than memory (Chromium, OPFS) | MiB | workload | seconds | heap peak MiB | memory tier peak MiB | temp MiB below | OPFS calls (temp) | s in them | MiB enciphered | result |',
+    '|---|---|---|---|---|---|---|---|---|---|---|');
   for (const b of big) {
-    out.push(`| ${b.engine} ${b.mode}${b.heapCap ? ' (heap cap)' : ''} | ${b.mib} | ${b.workload} | ${b.error ? 'failed' : (b.ms / 1000).toFixed(2)} | ${MiB(b.heap)}`
+    out.push(`| ${b.engine} ${b.mode}${b.tier != null ? ` tier ${b.tier}` : ''}${b.heapCap ? ' (heap cap)' : ''} | ${b.mib} | ${b.workload} | ${b.error ? 'failed' : (b.ms / 1000).toFixed(2)} | ${MiB(b.heap)} | ${MiB(b.tierPeak)}`
       + ` | ${MiB(b.tempBytesBelow)} | ${b.tempCalls ?? '-'} | ${b.tempIoMs == null ? '-' : (b.tempIoMs / 1000).toFixed(2)} | ${MiB(b.enciphered)} | ${b.error ?? b.result} |`);
   }
 }

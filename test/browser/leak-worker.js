@@ -52,12 +52,14 @@ async function workloads() {
 }
 
 self.onmessage = async ({ data }) => {
-  const { cmd, name, marker, enabled } = data;
+  const { cmd, name, marker, enabled, budget } = data;
   try {
     if (cmd === 'leak') {
       const needle = enc.encode(marker);
       const s = kindSpy(needle);
-      const db = await open(name, { storage: 'opfs', minFree: 24 });
+      // budget: the memory tier's (0: every temp file in OPFS; small: temp
+      // files spill part-way); undefined keeps the default.
+      const db = await open(name, { storage: 'opfs', minFree: 24, tempBudget: budget });
       const before = db.tempcrypt.setEnabled(enabled);
       markerFunctions(db, marker);
       db.observe(s.spy);
@@ -85,11 +87,12 @@ self.onmessage = async ({ data }) => {
       // Keep the db (and its temp files) open: the tab is closed next.
       self.keep = db;
       self.postMessage({ ok: true, rows: LEAK_ROWS, wasEnabled: before, hits: s.hits, bytes: s.bytes, opened: s.opened,
-        tempWrites: s.tempWrites, stats: db.tempcrypt.stats(), poolHits, times, perWorkload, files: db.files.list() });
+        tempWrites: s.tempWrites, stats: db.tempcrypt.stats(), budget: db.tempcrypt.budget(), poolHits, times, perWorkload, files: db.files.list() });
     } else if (cmd === 'pool') {
       // A statement that needs more temp files than the pool has free fails
-      // cleanly (SQLITE_CANTOPEN, saying why); reserve() makes room.
-      const db = await open(name, { storage: 'opfs', minFree: 1 });
+      // cleanly (SQLITE_CANTOPEN, saying why); reserve() makes room.  (No
+      // memory tier: the temp databases must each take a pool file.)
+      const db = await open(name, { storage: 'opfs', minFree: 1, tempBudget: 0 });
       db.exec(`PRAGMA temp_store=FILE; PRAGMA cache_size=8; PRAGMA temp.cache_size=8;
                CREATE TABLE IF NOT EXISTS p(v, pad); DELETE FROM p;`);
       db.run(`INSERT INTO p SELECT 'row' || n, randomblob(400)

@@ -243,7 +243,8 @@ async function testApi(base) {
 // Firefox: a browser launched with a small storage limit.
 async function testQuota(base) {
   const why = lacks('quota');
-  const names = ['quota: a full quota gives SQLITE_FULL', 'quota: a temp file hitting the quota gives SQLITE_FULL', 'quota: database intact after SQLITE_FULL'];
+  const names = ['quota: a full quota gives SQLITE_FULL', 'quota: a temp file spilling from the memory tier (1 MiB) into a full quota gives SQLITE_FULL',
+    'quota: a temp file hitting the quota without the memory tier (budget 0) gives SQLITE_FULL', 'quota: database intact after SQLITE_FULL'];
   if (why) { for (const n of names) skip(n, why); return; }
   const override = E.caps.quotaBy === 'override';
   await withBrowser('quota', async (ctx) => {
@@ -265,19 +266,28 @@ async function testQuota(base) {
         try { await db.run('INSERT INTO f VALUES (randomblob(200000))'); committed++; }
         catch (e) { err = { name: e.name, code: e.code, message: e.message }; }
       }
-      let tempErr = null;
-      try {
-        await db.exec('PRAGMA temp_store=FILE; PRAGMA temp.cache_size=4; CREATE TEMP TABLE big AS SELECT randomblob(100000) FROM f, f AS g');
-      } catch (e) { tempErr = { code: e.code, message: e.message }; }
+      // A temp table of some 20 MB: first with a 1 MiB memory tier (the
+      // rest spills to OPFS), then with none.
+      const tempFull = async (budget) => {
+        await db.tempcrypt.budget(budget);
+        await db.tempcrypt.stats(true);
+        try {
+          await db.exec('PRAGMA temp_store=FILE; PRAGMA temp.cache_size=4; CREATE TEMP TABLE big AS SELECT randomblob(100000) FROM f, f AS g');
+          return { created: true };
+        } catch (e) { return { code: e.code, message: e.message, stats: await db.tempcrypt.stats() }; }
+      };
+      const tierErr = await tempFull(1 << 20);
+      const tempErr = await tempFull(0);
       const n = (await db.query('SELECT count(*) AS n FROM f'))[0].n;
       const ic = (await db.query('PRAGMA integrity_check'))[0].integrity_check;
       await db.close();
-      return { committed, err, tempErr, n, ic };
+      return { committed, err, tierErr, tempErr, n, ic };
     });
     if (override) await page.overrideQuota(base, null);
     check(full.err && primary(full.err) === SQLITE_FULL && full.committed > 0, names[0], JSON.stringify(full.err) + ` after ${full.committed} rows`);
-    check(full.tempErr && primary(full.tempErr) === SQLITE_FULL, names[1], JSON.stringify(full.tempErr));
-    check(full.n === full.committed && full.ic === 'ok', names[2], `${full.n} rows, integrity ${full.ic}`);
+    check(full.tierErr && primary(full.tierErr) === SQLITE_FULL && full.tierErr.stats.nMemPeak > 0 && full.tierErr.stats.nSpilled > 0, names[1], JSON.stringify(full.tierErr));
+    check(full.tempErr && primary(full.tempErr) === SQLITE_FULL, names[2], JSON.stringify(full.tempErr));
+    check(full.n === full.committed && full.ic === 'ok', names[3], `${full.n} rows, integrity ${full.ic}`);
   }, override ? null : { quotaMiB: 50 });
 }
 
@@ -312,18 +322,22 @@ async function testPool(base) {
 
 // The leak check for one mode: run the workloads, close the tab without
 // closing the database (a crash, as far as OPFS is concerned), scan the
-// raw profile, reopen (leftovers must be wiped), scan again.
-async function testLeak(base, enabled) {
-  const mode = enabled ? 'enabled' : 'disabled';
+// raw profile, reopen (leftovers must be wiped), scan again.  With
+// tempcrypt on, budget is the memory tier's: 0 (every temp file in OPFS
+// from its first byte) or LEAK_SMALL_BUDGET (temp files spill part-way,
+// which the statistics must show).
+const LEAK_SMALL_BUDGET = 64 * 1024;
+async function testLeak(base, enabled, budget) {
+  const mode = enabled ? `enabled, budget ${budget}` : 'disabled';
   const why = lacks('opfs');
   if (why) { skip(`leak ${mode} and crash ${mode}: workloads, spy, pool scan, raw profile scan, leftovers wiped (all checks)`, why); return; }
   const marker = ['TCLEAK', crypto.randomBytes(12).toString('hex'), 'MARK'].join('-');
-  const profile = freshProfile(`leak-${mode}`);
+  const profile = freshProfile(`leak-${enabled ? `enabled-${budget}` : 'disabled'}`);
   let ctx = await launch(profile);
   let run;
   try {
     const page = await newPage(ctx, base);
-    run = await inWorker(page, { cmd: 'leak', name: 'leak.db', marker, enabled });
+    run = await inWorker(page, { cmd: 'leak', name: 'leak.db', marker, enabled, budget });
     await page.close({ runBeforeUnload: false });
   } finally {
     await ctx.close();
@@ -347,10 +361,18 @@ async function testLeak(base, enabled) {
   console.log(`  raw scan: ${raw.files} files, ${raw.bytes} bytes, ${raw.poolFiles} pool files; ${raw.where.join('; ') || 'no hits'}`);
   check(raw.persistentHits > 0, `leak ${mode}: raw scan sees the main database's plaintext (the scan works)`, `${raw.persistentHits} hits`);
   if (enabled) {
-    check(spyHits === 0, 'leak enabled: spy finds no marker in any temp-file write', `${spyHits} hits`);
-    check(run.poolHits.temp === 0, 'leak enabled: OPFS pool scan finds no marker in temp files', `${run.poolHits.temp} hits`);
-    check(raw.tempHits === 0, 'leak enabled: raw profile scan finds no marker outside main db/journal', `${raw.tempHits} hits`);
-    check(run.stats.nFileEncrypted >= 3 && run.stats.nFilePlain === 0, 'leak enabled: every temp file encrypted', `${run.stats.nFileEncrypted} encrypted, ${run.stats.nFilePlain} plain`);
+    check(run.budget === budget, `leak ${mode}: the memory tier's budget is the one asked for`, `${run.budget}`);
+    if (budget > 0) {
+      const st = run.stats;
+      check(st.nMemPeak > 0 && st.nMemPeak <= budget && st.nSpilled > 0 && st.nSpilled < st.nLogicalWrite && st.nFileSpilled >= 3,
+        `leak ${mode}: temp files spilled part-way (some blocks in memory, the rest in OPFS)`, `peak ${st.nMemPeak}, spilled ${st.nSpilled} of ${st.nLogicalWrite} bytes, ${st.nFileSpilled} files`);
+    } else {
+      check(run.stats.nMemPeak === 0 && run.stats.nFileSpilled === run.stats.nFileEncrypted, `leak ${mode}: no memory tier, every temp file in OPFS`, JSON.stringify(run.stats));
+    }
+    check(spyHits === 0, `leak ${mode}: spy finds no marker in any temp-file write`, `${spyHits} hits`);
+    check(run.poolHits.temp === 0, `leak ${mode}: OPFS pool scan finds no marker in temp files`, `${run.poolHits.temp} hits`);
+    check(raw.tempHits === 0, `leak ${mode}: raw profile scan finds no marker outside main db/journal`, `${raw.tempHits} hits`);
+    check(run.stats.nFileEncrypted >= 3 && run.stats.nFilePlain === 0, `leak ${mode}: every temp file encrypted`, `${run.stats.nFileEncrypted} encrypted, ${run.stats.nFilePlain} plain`);
   } else {
     check(spyHits > 0, 'leak disabled: spy finds the marker (the check can fail)', `${spyHits} hits`);
     check(run.poolHits.temp > 0, 'leak disabled: OPFS pool scan finds the marker in the open temp file', `${run.poolHits.temp} hits`);
@@ -423,7 +445,7 @@ async function testEngine(base) {
     if (want('quota')) await testQuota(base);
     if (want('pool')) await testPool(base);
     if (want('consumer') && consumer) await consumer.testConsumer({ check, withBrowser, engine: E });
-    if (want('leak')) { await testLeak(base, false); await testLeak(base, true); }
+    if (want('leak')) { await testLeak(base, false); await testLeak(base, true, 0); await testLeak(base, true, LEAK_SMALL_BUDGET); }
     if (want('multitab')) {
       if (E.caps.opfs === true) await (await import('./multitab.mjs')).testMultiTab({ check, withBrowser, newPage, base, engine: E.name });
       else skip('multi-tab: shared and exclusive tabs on one OPFS database', E.caps.opfs);

@@ -1,7 +1,9 @@
 // The SQL cases of the backend conformance suite: the same SQL operations
-// over one storage backend, in three variants - tempcrypt on, tempcrypt
-// switched off (setEnabled(false)), and a build without tempcrypt (the
-// baseline) - and every outcome compared with the baseline's.  Runs over
+// over one storage backend, in the variants of stores.js - tempcrypt on
+// (without the memory tier, with it holding every temp file, with it
+// spilling part-way), tempcrypt switched off (setEnabled(false)), and a
+// build without tempcrypt (the baseline) - and every outcome compared with
+// the baseline's.  Runs over
 // every registered backend, in Node (node.mjs) and in a browser Worker
 // (worker.js).
 //
@@ -47,7 +49,9 @@ async function outcome(fn) {
 // The cases: name -> async (s, step, expect).  s is a store (see run()):
 // s.open(name), s.restart() (a fresh wasm instance over the same storage,
 // the pool closed and opened again), s.settle() after each step,
-// s.tempOpens() (temp files opened so far).
+// s.tempOpens() (temp files opened in the storage so far), s.tier (what the
+// memory tier does: 'off', 'all' temp files in memory, or 'part' of them),
+// s.stats() (tempcrypt's statistics).
 export function cases() {
   const out = {};
   const one = (db, sql) => db.query(sql)[0];
@@ -200,8 +204,15 @@ export function cases() {
       // than SPILL sorts (with the build's default of 8192 they would not).
       await step('fill', () => { db.exec('PRAGMA page_size=4096;' + FILL); return one(db, 'SELECT count(*) AS n FROM t'); });
       const opened = s.tempOpens();
+      s.stats(true);
       const sorted = await step('spill sort', () => { db.exec('PRAGMA cache_size=10; PRAGMA temp_store=FILE'); return one(db, SPILL); });
-      expect(s.tempOpens() > opened, 'the sort opened temp files');
+      const st = s.stats();
+      if (s.tier === 'all') {
+        expect(s.tempOpens() === opened && st.nMemPeak > 0 && st.nSpilled === 0, `the memory tier kept the sort's temp files out of the storage (${JSON.stringify(st)})`);
+      } else {
+        expect(s.tempOpens() > opened, 'the sort opened temp files');
+        if (s.tier === 'part') expect(st.nMemPeak > 0 && st.nSpilled > 0, `the sort's temp files spilled part-way (${JSON.stringify(st)})`);
+      }
       const after = await step('count after temp files closed', () => one(db, 'SELECT count(*) AS n FROM t'));
       if (sorted.ok) expect(after.ok && after.ok.n === ROWS, `database ${name} keeps its rows while temp files come and go (${JSON.stringify(after)})`);
       await step('temp table', () => { db.exec('CREATE TEMP TABLE x AS SELECT * FROM t'); return one(db, 'SELECT count(*) AS n FROM x'); });

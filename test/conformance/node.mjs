@@ -1,7 +1,8 @@
 // The backend conformance suite in Node: every storage kind registered in
 // js/backends.js that works in Node (memory, file), and the OPFS pool over
 // fake access handles: the backend contract (contract.js), then every SQL
-// case of cases.js with tempcrypt on, off, and in the build without
+// case of cases.js with tempcrypt on (without the memory tier, with it,
+// and with it spilling part-way), off, and in the build without
 // tempcrypt (build/conformance/baseline, made by `make
 // conformance-baseline`), each compared with the baseline.  Then the
 // storage regressions that need no browser.
@@ -10,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { checks } from '../browser/checks.mjs';
 import { runVariant, compare } from './cases.js';
-import { kindStores, VARIANTS } from './stores.js';
+import { kindStores, VARIANTS, storeOptions } from './stores.js';
 import { checkKind } from './contract.js';
 import { fakeOpfsKind } from './fakes.js';
 import { storageRegressions } from './regressions.js';
@@ -50,7 +51,7 @@ for (const [label, kind] of Object.entries(await kinds(builds.dist))) {
   const results = {};
   for (const v of VARIANTS) {
     const k = (await kinds(builds[v.build]))[label];
-    results[v.label] = await runVariant(kindStores(builds[v.build], k, `${label}-${v.label}`.replace(/\W+/g, '-'), { off: v.off }), only);
+    results[v.label] = await runVariant(kindStores(builds[v.build], k, `${label}-${v.label}`.replace(/\W+/g, '-'), storeOptions(v)), only);
   }
   let cases = 0, failed = 0;
   for (const v of VARIANTS) {

@@ -28,6 +28,7 @@ export async function storageRegressions(lib, check, { storage }) {
     // (Over 250 pages of sort data, so that the sorter spills to files; 4096-
     // byte pages, as the build's default is 8192.)
     const engine = await lib.createEngine(new lib.MemoryBackend());
+    engine.tempcrypt.budget(0);   // temp files in the storage, not in the memory tier
     let n, temps = 0;
     engine.setObserver((ev) => { if (ev.op === 'open' && ev.temp) temps++; });
     try {

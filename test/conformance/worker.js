@@ -6,7 +6,7 @@
 //   postMessage({ cmd: 'conformance', only }) -> { kinds: { kind: { contract, variants: { variant: results } } }, unavailable: { kind: why } }
 //   postMessage({ cmd: 'regressions' })       -> [{ name, ok, detail }]
 import { runVariant } from './cases.js';
-import { kindStores, VARIANTS } from './stores.js';
+import { kindStores, VARIANTS, storeOptions } from './stores.js';
 import { checkKind } from './contract.js';
 import { storageRegressions } from './regressions.js';
 import { SQLITE_CORRUPT, POOL_HEADER_SIZE, POOL_OFFSET_CHECKSUM } from '../../js/constants.js';
@@ -30,7 +30,7 @@ async function conformance(only) {
     await checkKind(kind, name, (ok, n, detail) => contract.push({ ok, name: n, detail }));
     const variants = {};
     for (const v of VARIANTS) {
-      variants[v.label] = await runVariant(kindStores(builds[v.build], builds[v.build].BACKENDS[name], `${name}-${v.label}`.replace(/\W+/g, '-'), { off: v.off }), re);
+      variants[v.label] = await runVariant(kindStores(builds[v.build], builds[v.build].BACKENDS[name], `${name}-${v.label}`.replace(/\W+/g, '-'), storeOptions(v)), re);
     }
     out.kinds[name] = { contract, variants };
   }

@@ -48,17 +48,27 @@ export function readSide(page, side) {
     const m = (name) => s.querySelector(`[data-metric="${name}"] .value`)?.textContent ?? null;
     return {
       hitsText: m('hits'), entropyText: m('entropy'), filesText: m('files'), writtenText: m('written'),
-      readText: m('read'), timeText: m('time'),
+      readText: m('read'), timeText: m('time'), openedText: m('opened'), memoryText: m('memory'),
+      spilledText: m('spilled'), encipheredText: m('enciphered'),
+      memoryLabel: s.querySelector('[data-metric="memory"] .label')?.textContent ?? '',
       verdict: s.querySelector('.verdict')?.textContent ?? '',
       files: [...s.querySelectorAll('table.files tbody tr.file')].map((tr) => [...tr.cells].slice(0, 5).map((td) => td.innerText.replace(/\s+/g, ' ').trim())),
       scans: [...s.querySelectorAll('.scan')].map((x) => x.innerText.replace(/\s+/g, ' ').trim()),
     };
-  }).then((r) => ({ ...r, hits: num(r.hitsText), entropy: num(r.entropyText), nFiles: num(r.filesText) }));
+  }).then((r) => ({ ...r, hits: num(r.hitsText), entropy: num(r.entropyText), nFiles: num(r.filesText), opened: num(r.openedText),
+    memory: bytesOf(r.memoryText), spilled: bytesOf(r.spilledText), enciphered: bytesOf(r.encipheredText) }));
 }
 
-// Load the page, pick a workload and size, press "Run both", wait for the
-// result and read both sides.  Returns { state, status, plain, enc }.
-export async function runWorkload(page, url, { workload, rows, secret, timeout = 180000 } = {}) {
+// A byte count as the page shows it ("1.50 MiB", "12.0 KiB", "512 B"); NaN for "—".
+export function bytesOf(s) {
+  const m = /^([\d,.]+) (B|KiB|MiB)$/.exec(String(s ?? '').trim());
+  return m ? Number(m[1].replace(/,/g, '')) * { B: 1, KiB: 1024, MiB: 1024 * 1024 }[m[2]] : NaN;
+}
+
+// Load the page, pick a workload, size and memory budget (bytes, one of
+// the page's steps), press "Run both", wait for the result and read both
+// sides.  Returns { state, status, plain, enc, budgetText }.
+export async function runWorkload(page, url, { workload, rows, secret, budget, timeout = 180000 } = {}) {
   if (page.url() !== url) {
     await page.goto(url);
     await page.waitForSelector('body:not([data-state="loading"])', { timeout: 60000 });
@@ -70,6 +80,17 @@ export async function runWorkload(page, url, { workload, rows, secret, timeout =
   if (workload) await page.selectOption('#workload', workload);
   if (rows) await page.$eval('#size', (e, v) => { e.value = String(v); e.dispatchEvent(new Event('input')); }, rows);
   if (secret) await page.fill('#secret', secret);
+  if (budget !== undefined) {
+    const ok = await page.$eval('#budget', (e, b) => {
+      const i = e.dataset.budgets.split(',').map(Number).indexOf(b);
+      if (i < 0) return false;
+      e.value = String(i);
+      e.dispatchEvent(new Event('input'));
+      return true;
+    }, budget);
+    if (!ok) throw new Error(`the page offers no memory budget of ${budget} bytes`);
+  }
+  const budgetText = (await page.textContent('#budget-out')).trim();
   const usedSecret = await page.inputValue('#secret');
   // Forget the previous run's "done" before pressing the button.
   await page.$eval('body', (b) => { b.dataset.state = 'clicked'; });
@@ -78,7 +99,7 @@ export async function runWorkload(page, url, { workload, rows, secret, timeout =
   const state = await page.getAttribute('body', 'data-state');
   const status = (await page.textContent('#status')).trim();
   if (state !== 'done') return { state, status };
-  return { state, status, secret: usedSecret, workload: await page.inputValue('#workload'), plain: await readSide(page, 'plain'), enc: await readSide(page, 'enc') };
+  return { state, status, secret: usedSecret, budgetText, workload: await page.inputValue('#workload'), plain: await readSide(page, 'plain'), enc: await readSide(page, 'enc') };
 }
 
 // The side-by-side table for the terminal.
@@ -87,9 +108,13 @@ export function formatTable(r) {
     ['', 'plaintext (tempcrypt off)', 'encrypted (tempcrypt on)'],
     ['secret found in temp-file bytes', r.plain.hitsText, r.enc.hitsText],
     ['entropy, bits/byte', r.plain.entropyText, r.enc.entropyText],
-    ['temp files opened', r.plain.filesText, r.enc.filesText],
-    ['written to temp files', r.plain.writtenText, r.enc.writtenText],
+    ['temp files SQLite opened', r.plain.openedText, r.enc.openedText],
+    ['temp files in OPFS', r.plain.filesText, r.enc.filesText],
+    ['written to temp files in OPFS', r.plain.writtenText, r.enc.writtenText],
     ['read back', r.plain.readText, r.enc.readText],
+    [`in memory at most (budget ${r.budgetText})`, r.plain.memoryText, r.enc.memoryText],
+    ['spilled to OPFS past the budget', r.plain.spilledText, r.enc.spilledText],
+    ['through the cipher', r.plain.encipheredText, r.enc.encipheredText],
     ['run time', r.plain.timeText, r.enc.timeText],
   ];
   const n = Math.max(r.plain.files.length, r.enc.files.length);

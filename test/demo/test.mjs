@@ -13,7 +13,7 @@ import { launchBrowser, runWorkload, formatTable, OUT, ROOT } from './drive.mjs'
 import { selectEngines } from '../browser/engines.mjs';
 import { decodePng, colourStats } from './png.mjs';
 import { checks } from '../browser/checks.mjs';
-import { parseWorkloads, workloadsFor } from '../../js/demo/workloads.js';
+import { parseWorkloads, workloadsFor, BUDGET_START } from '../../js/demo/workloads.js';
 import { makeSpy, entropy, countIn, markAll, sampleRows } from '../../js/demo/analysis.js';
 import { SQLITE_OPEN_TEMP_JOURNAL, SQLITE_OPEN_MAIN_DB, SQLITE_OPEN_READWRITE, SQLITE_OPEN_CREATE, SQLITE_OPEN_TEMP_DB } from '../../js/constants.js';
 
@@ -93,17 +93,25 @@ async function testEngine(engine, server) {
       check(Buffer.byteLength(s1) >= 6 && s1 !== s2, 'page: a fresh default secret at every load', `${JSON.stringify(s1)} then ${JSON.stringify(s2)}`);
       const served = [...['index.html', 'demo.js', 'demo-worker.js', 'workloads.js', 'analysis.js'].map((f) => `js/demo/${f}`), TABLE].map((f) => fs.readFileSync(path.join(ROOT, f), 'utf8')).join('\n');
       check(!served.includes(s1) && !served.includes(s2), 'page: the default secret is in no served file');
+      const startBudget = (await page.textContent('#budget-out')).trim();
+      check(startBudget === '64.0 KiB' && BUDGET_START === 65536, 'page: the memory budget control starts at 64 KiB', startBudget);
   
       if (!opfs) skip(`workloads (${LIST.join(', ')}): leak checks, screenshot, byte maps`, engine.caps.opfs);
       for (const [i, workload] of (opfs ? LIST : []).entries()) {
         const secret = `demo-test ${crypto.randomBytes(6).toString('hex')}`;
-        const r = await runWorkload(page, server.url, { workload, rows: ROWS, secret });
+        const r = await runWorkload(page, server.url, { workload, rows: ROWS, secret, budget: BUDGET_START });
         if (!check(r.state === 'done', `${workload}: runs both ways`, r.state !== 'done' ? `state ${r.state}: ${r.status}` : '')) continue;
         if (i === 0) console.log(`\n${formatTable(r)}\n`);
         const { plain, enc } = r;
         const spilled = plain.nFiles > 0;
         check(spilled, `${workload}: spilled to temp files at ${ROWS} rows`, `${plain.filesText} plaintext, ${enc.filesText} encrypted`);
-        check(enc.nFiles === plain.nFiles, `${workload}: same temp files both ways`, `${plain.nFiles} vs ${enc.nFiles}`);
+        check(enc.opened === plain.opened && plain.opened > 0, `${workload}: SQLite opened the same temp files both ways`, `${plain.openedText} vs ${enc.openedText}`);
+        // The page starts at a small memory budget: the temp files spill part-way.
+        check(enc.nFiles >= 1 && enc.nFiles <= plain.nFiles && enc.memory > 0 && enc.memory <= BUDGET_START && enc.spilled > 0 && enc.enciphered >= enc.spilled,
+          `${workload}: encrypted side at the page's budget (${r.budgetText}): some temp data in memory, the rest spilled to OPFS, enciphered`,
+          `${enc.filesText} files in OPFS, memory ${enc.memoryText}, spilled ${enc.spilledText}, enciphered ${enc.encipheredText}`);
+        check(plain.memoryText === '—' && plain.spilledText === '—' && plain.enciphered === 0, `${workload}: plaintext side: no memory tier, nothing enciphered`,
+          `${plain.memoryText}, ${plain.spilledText}, ${plain.encipheredText}`);
         check(plain.hits > 0, `${workload}: plaintext side shows the secret found (> 0)`, plain.hitsText);
         check(enc.hits === 0 && enc.hitsText.trim() === '0', `${workload}: encrypted side shows the secret found 0 times`, enc.hitsText);
         check(enc.entropy > 7.9, `${workload}: encrypted side shows entropy > 7.9 bits/byte`, enc.entropyText);
@@ -131,6 +139,24 @@ async function testEngine(engine, server) {
           }));
           check(maps.some((m) => m.side === 'plain' && m.yellow > 0) && maps.filter((m) => m.side === 'enc').every((m) => m.yellow === 0),
             'byte maps: the secret is painted on the plaintext side only', JSON.stringify(maps));
+
+          // The budget control: at the package's default (64 MiB) these temp
+          // files never reach OPFS; at 0 all of them do, encrypted.
+          const big = await runWorkload(page, server.url, { workload, rows: ROWS, secret, budget: 64 * 1024 * 1024 });
+          if (check(big.state === 'done', `${workload}: runs at the default budget`, big.status)) {
+            const e = big.enc;
+            check(/64 MiB \(the default\)/.test(big.budgetText) && /budget 64 MiB/.test(e.memoryLabel), `${workload}: the page shows the budget it ran with`, `${big.budgetText}; ${e.memoryLabel}`);
+            check(e.nFiles === 0 && e.opened === big.plain.opened && e.memory > 0 && e.spilled === 0 && e.enciphered === 0 && e.hits === 0 && /never reached OPFS/.test(e.verdict),
+              `${workload}: default budget: every temp file stays in memory, nothing reaches OPFS, and the page says so`,
+              `${e.filesText} in OPFS of ${e.openedText}, memory ${e.memoryText}, spilled ${e.spilledText}: ${e.verdict}`);
+          }
+          const none = await runWorkload(page, server.url, { workload, rows: ROWS, secret, budget: 0 });
+          if (check(none.state === 'done', `${workload}: runs at budget 0`, none.status)) {
+            const e = none.enc;
+            check(/no memory tier/.test(none.budgetText) && e.memory === 0 && e.nFiles === none.plain.nFiles && e.spilled > 0 && e.hits === 0 && e.entropy > 7.9,
+              `${workload}: budget 0: no memory tier, every temp file in OPFS, encrypted`,
+              `${none.budgetText}: memory ${e.memoryText}, ${e.filesText} of ${none.plain.filesText} files, spilled ${e.spilledText}, hits ${e.hitsText}`);
+          }
         }
       }
   

@@ -7,7 +7,8 @@
 
 const char *proof_fault_name[PF_NMODE] = {
   "none", "write-nth", "half-write-nth", "write-from-nth", "read-nth",
-  "truncate-nth", "malloc-nth", "io-nth", "io-from-nth", "malloc-from-nth"
+  "truncate-nth", "malloc-nth", "io-nth", "io-from-nth", "malloc-from-nth",
+  "open-nth"
 };
 
 static sqlite3_mutex *gMx = 0;       /* static: needs no allocation */
@@ -30,6 +31,17 @@ int proofFaultMalloc(void){
   }
   proofUnlock();
   return fail;
+}
+
+int proofFaultOpen(void){
+  int r = 0;
+  proofLock();
+  gFault.c.nOpen++;
+  if( gFault.armed && gFault.mode==PF_OPEN_NTH && gFault.c.nOpen==gFault.n ){
+    r = 1; gFault.c.nFired++;
+  }
+  proofUnlock();
+  return r;
 }
 
 int proofFaultIo(int op){

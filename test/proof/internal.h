@@ -29,6 +29,8 @@ int proofFaultMalloc(void);
 /* Count a temp-file write (op 0), read (1) or truncate (2); returns 0, 1
 ** (fail it) or 2 (a write that stores half its bytes, then fails). */
 int proofFaultIo(int op);
+/* Count a temp-file open below tempcrypt; 1 if it must fail. */
+int proofFaultOpen(void);
 
 /* alloc.c: install the allocator (before sqlite3_initialize()); then
 ** proofMemInit() once SQLite is initialized. */
@@ -44,10 +46,13 @@ void proofKeyHook(void *pArg, struct sqlite3_file *pFile,
 
 /* shadow.c */
 typedef struct Shadow Shadow;
-Shadow *proofShadowNew(sqlite3_file *pTc, const unsigned char aKey[32]);
+/* A shadow for tempcrypt file pTc, if it has none; nobody holds it yet. */
+void proofShadowNew(sqlite3_file *pTc, const unsigned char aKey[32]);
 /* The shadow of tempcrypt file pTc not yet modelled by a file above, if
 ** any: it is now (its reference count goes up). */
 Shadow *proofShadowAdopt(sqlite3_file *pTc);
+/* The shadow of pTc for the spy below it (the reference count goes up). */
+Shadow *proofShadowAttach(sqlite3_file *pTc);
 void proofShadowRelease(Shadow *sh);
 void proofShadowWrite(Shadow *sh, const void *pBuf, int n, int64_t off);
 void proofShadowTruncate(Shadow *sh, int64_t size);

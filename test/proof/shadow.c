@@ -23,22 +23,30 @@ int proof_verify_layout = 0;
 static Shadow *gShadows = 0;
 static int64_t gnChecked = 0, gnBad = 0;
 
-Shadow *proofShadowNew(sqlite3_file *pTc, const unsigned char aKey[32]){
-  Shadow *sh = calloc(1, sizeof(Shadow));
-  if( sh ){
-    sh->pTc = pTc; memcpy(sh->key, aKey, 32); sh->nRef = 1;
-    proofLock(); sh->pNext = gShadows; gShadows = sh; proofUnlock();
-  }
-  return sh;
-}
-Shadow *proofShadowAdopt(sqlite3_file *pTc){
+/* The shadow of tempcrypt file pTc, made (unreferenced) if there is none. */
+void proofShadowNew(sqlite3_file *pTc, const unsigned char aKey[32]){
   Shadow *sh;
   proofLock();
   for(sh=gShadows; sh && sh->pTc!=pTc; sh=sh->pNext){}
-  if( sh && !sh->bModel ){ sh->bModel = 1; sh->nRef++; }else{ sh = 0; }
+  if( sh==0 && (sh = calloc(1, sizeof(Shadow)))!=0 ){
+    sh->pTc = pTc; memcpy(sh->key, aKey, 32);
+    sh->pNext = gShadows; gShadows = sh;
+  }
+  proofUnlock();
+}
+static Shadow *shadowRef(sqlite3_file *pTc, int bModel){
+  Shadow *sh;
+  proofLock();
+  for(sh=gShadows; sh && sh->pTc!=pTc; sh=sh->pNext){}
+  if( sh && bModel ){
+    if( sh->bModel ) sh = 0; else sh->bModel = 1;
+  }
+  if( sh ) sh->nRef++;
   proofUnlock();
   return sh;
 }
+Shadow *proofShadowAdopt(sqlite3_file *pTc){ return shadowRef(pTc, 1); }
+Shadow *proofShadowAttach(sqlite3_file *pTc){ return shadowRef(pTc, 0); }
 void proofShadowRelease(Shadow *sh){
   Shadow **pp;
   if( !sh ) return;

@@ -252,6 +252,8 @@ static int spyOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile,
   int rc;
   memset(p, 0, sizeof(*p));
   p->pReal = (sqlite3_file*)&p[1];
+  p->pReal->pMethods = 0;
+  if( pV->role==ROLE_SPY && zName==0 && proofFaultOpen() ) return SQLITE_CANTOPEN;
   p->role = pV->role;
   p->isTemp = zName==0;
   p->iRec = pV->role==ROLE_SPY ? newRec(zName==0, flags) : -1;
@@ -308,16 +310,20 @@ int proof_register_ct(void){
   return spyRegister(&gCt, "proofct", p, ROLE_CT, 1);
 }
 
+/* Called when tempcrypt opens an encrypted file (pLower is NULL while it
+** has no lower file: the memory tier) and again when such a file opens
+** its lower file later. */
 void proofKeyHook(void *pArg, struct sqlite3_file *pFile,
                   struct sqlite3_file *pLower, int openFlags,
                   const unsigned char aKey[32]){
   SpyFile *p = (SpyFile*)pLower;
   (void)pArg;
   if( proof_key_observer ) proof_key_observer(aKey, openFlags);
+  if( proof_verify_layout ) proofShadowNew(pFile, aKey);
   if( p && p->base.pMethods==&spyMethods ){
     p->pTc = pFile;
     proofLock(); { ProofFile *r = rec(p); if( r ) r->encrypted = 1; } proofUnlock();
-    if( proof_verify_layout ) p->pShadow = proofShadowNew(pFile, aKey);
+    if( proof_verify_layout ) p->pShadow = proofShadowAttach(pFile);
   }
 }
 

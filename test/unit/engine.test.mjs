@@ -91,6 +91,7 @@ describe('the bridge: a storage failure becomes an SQLite code and the cause of 
     let failed = 0;
     const fail = (m, h) => (m === 'xClose' && h.temp ? (failed++, new Error('close failed')) : null);
     const eng = await createEngine(failing(fail));
+    eng.tempcrypt.budget(0);   // temp files in the storage, not in the memory tier
     const db = eng.open('g.db');
     fail.on = true;
     db.exec(`PRAGMA temp_store=FILE; PRAGMA temp.cache_size=2;
@@ -216,4 +217,110 @@ test('a NUL in SQL text is SQLITE_MISUSE at once, in every call that takes SQL',
   assert.equal(r.signal, null, `the child was stopped after 30 s (a call spun): ${r.stdout}`);
   assert.equal(r.stderr, '');
   assert.deepEqual(r.stdout.trim().split('\n'), Array(7).fill(String(C.SQLITE_MISUSE)));
+// The memory tier from JS: the budget at open() (tempBudget) and at run
+// time (tempcrypt.budget), per database, and what the statistics say.
+describe('the memory tier: tempBudget, tempcrypt.budget(), its statistics', () => {
+  const DEFAULT = 64 * 1024 * 1024;   // SQLITE_TEMPCRYPT_DEFAULT_BUDGET
+  // A temp table of about 1.2 MB through a 4-page cache: it leaves SQLite's
+  // cache for its temp file.
+  const TEMP_TABLE = `PRAGMA temp_store=FILE; PRAGMA temp.cache_size=4;
+    CREATE TEMP TABLE y AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<3000) SELECT n, randomblob(400) AS b FROM c`;
+  // Temp files the storage saw opened while fn ran.
+  function storageTempOpens(db, fn) {
+    let n = 0;
+    db.observe((ev) => { if (ev.op === 'open' && ev.temp) n++; });
+    try { fn(); } finally { db.observe(null); }
+    return n;
+  }
+
+  test('the default budget is the C default; budget() reads it, budget(n) returns the previous one', async () => {
+    const db = await openSync('tier-default.db', { storage: 'memory' });
+    try {
+      assert.equal(db.tempcrypt.budget(), DEFAULT);
+      assert.equal(db.tempcrypt.budget(123456), DEFAULT);
+      assert.equal(db.tempcrypt.budget(), 123456);
+      assert.equal(db.tempcrypt.budget(0), 123456);
+      assert.equal(db.tempcrypt.budget(), 0);
+    } finally { await db.close(); }
+  });
+
+  test('default budget: the temp table stays in memory, nothing reaches the storage', async () => {
+    const db = await openSync('tier-mem.db', { storage: 'memory' });
+    try {
+      db.tempcrypt.stats(true);
+      const opens = storageTempOpens(db, () => db.exec(TEMP_TABLE));
+      const s = db.tempcrypt.stats();
+      assert.equal(opens, 0, 'temp files opened in the storage');
+      assert.ok(s.nFileEncrypted >= 1 && s.nFileSpilled === 0 && s.nSpilled === 0, JSON.stringify(s));
+      assert.ok(s.nMemBytes >= 1000000 && s.nMemPeak >= s.nMemBytes && s.nMemPeak <= DEFAULT, JSON.stringify(s));
+      assert.equal(s.nPhysicalWrite, 0);
+      db.exec('DROP TABLE temp.y');
+      assert.deepEqual(db.query('SELECT count(*) AS n FROM sqlite_temp_master'), [{ n: 0 }]);
+    } finally { await db.close(); }
+  });
+
+  test('tempBudget 0: every temp file in the storage, encrypted, nothing in memory', async () => {
+    const db = await openSync('tier-zero.db', { storage: 'memory', tempBudget: 0 });
+    try {
+      assert.equal(db.tempcrypt.budget(), 0);
+      db.tempcrypt.stats(true);
+      const opens = storageTempOpens(db, () => db.exec(TEMP_TABLE));
+      const s = db.tempcrypt.stats();
+      assert.ok(opens >= 1, `temp files opened in the storage: ${opens}`);
+      assert.ok(s.nMemPeak === 0 && s.nMemBytes === 0 && s.nSpilled >= 1000000, JSON.stringify(s));
+      assert.ok(s.nPhysicalWrite > s.nSpilled, 'blocks went down with their counters');
+    } finally { await db.close(); }
+  });
+
+  test('a small budget: the temp file spills part-way, the memory tier stays within the budget', async () => {
+    const budget = 256 * 1024;
+    const db = await openSync('tier-small.db', { storage: 'memory', tempBudget: budget });
+    try {
+      db.tempcrypt.stats(true);
+      const opens = storageTempOpens(db, () => db.exec(TEMP_TABLE));
+      const s = db.tempcrypt.stats();
+      assert.ok(opens >= 1 && s.nFileSpilled >= 1, `opens ${opens}, ${JSON.stringify(s)}`);
+      assert.ok(s.nMemPeak > 0 && s.nMemPeak <= budget, `peak ${s.nMemPeak}`);
+      assert.ok(s.nSpilled > 0 && s.nSpilled < s.nLogicalWrite, JSON.stringify(s));
+      // The data is whole: every row, from memory and from storage.
+      assert.deepEqual(db.query('SELECT count(*) AS n, sum(length(b)) AS b, sum(n) AS s FROM temp.y'), [{ n: 3000, b: 1200000, s: 4501500 }]);
+    } finally { await db.close(); }
+  });
+
+  test('the budget is per database (each has its own SQLite instance)', async () => {
+    const a = await openSync('tier-a.db', { storage: 'memory', tempBudget: 4096 });
+    const b = await openSync('tier-b.db', { storage: 'memory' });
+    try {
+      assert.equal(a.tempcrypt.budget(), 4096);
+      assert.equal(b.tempcrypt.budget(), DEFAULT);
+      b.tempcrypt.budget(8192);
+      assert.equal(a.tempcrypt.budget(), 4096);
+    } finally { await a.close(); await b.close(); }
+  });
+
+  test('the main-thread API: tempBudget at open(), tempcrypt.budget() across the call', async () => {
+    const db = await open('tier-async.db', { storage: 'memory', tempBudget: 65536 });
+    try {
+      assert.equal(await db.tempcrypt.budget(), 65536);
+      assert.equal(await db.tempcrypt.budget(1 << 20), 65536);
+      assert.equal(await db.tempcrypt.budget(), 1 << 20);
+      // (An error other than SqliteError crosses the Worker as an Error of the same name.)
+      await assert.rejects(db.tempcrypt.budget(-1), (e) => e.name === 'TypeError' && /budget/.test(e.message));
+      assert.equal(await db.tempcrypt.budget(), 1 << 20, 'a refused budget changes nothing');
+      const s = await db.tempcrypt.stats();
+      for (const k of ['nFileSpilled', 'nSpilled', 'nMemBytes', 'nMemPeak']) assert.equal(typeof s[k], 'number', k);
+    } finally { await db.close(); }
+  });
+
+  test('a budget that is not a whole number of bytes >= 0 is a TypeError, at open() and later', async () => {
+    for (const bad of [-1, 1.5, NaN, Infinity, '1024', 2 ** 60, null, 10n]) {
+      await assert.rejects(openSync('tier-bad.db', { storage: 'memory', tempBudget: bad }), TypeError, String(bad));
+      await assert.rejects(open('tier-bad.db', { storage: 'memory', tempBudget: bad }), (e) => e.name === 'TypeError', String(bad));
+    }
+    const db = await openSync('tier-bad.db', { storage: 'memory' });
+    try {
+      for (const bad of [-1, 0.5, '0', {}]) assert.throws(() => db.tempcrypt.budget(bad), TypeError, String(bad));
+      assert.equal(db.tempcrypt.budget(), DEFAULT);
+    } finally { await db.close(); }
+  });
 });

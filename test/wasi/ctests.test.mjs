@@ -38,13 +38,16 @@ function expectPass(t, r, what) {
 // length, the others shorter, and jco shortest (preview2 in JavaScript
 // behind an adapter: 5 to 20 times slower than node:wasi on these
 // file-heavy tests; recovery at every 64th position took 476 s there,
-// 2026-12-02 under load).
+// 2026-12-02 under load). The memory tier's fault run (a budget so small
+// that temp files spill part-way) is pushed as hard as the others' fault
+// runs; its conformance runs are left out under jco (two more of its
+// slowest runs, the same C code as under the other runtimes).
 const STRESS_OPS_EXTRA = process.env.TEMPCRYPT_WASI_STRESS_OPS_EXTRA || '60000';
 const FAULT_STRIDE_EXTRA = process.env.TEMPCRYPT_WASI_FAULT_STRIDE_EXTRA || '7';
 function depth(rt) {
-  if (rt === RUNTIMES[0]) return { ops: STRESS_OPS, fault: '2', recovery: '16' };
-  if (rt === 'jco') return { ops: STRESS_OPS_EXTRA, fault: '29', recovery: '512' };
-  return { ops: STRESS_OPS_EXTRA, fault: FAULT_STRIDE_EXTRA, recovery: '16' };
+  if (rt === RUNTIMES[0]) return { ops: STRESS_OPS, fault: '2', tierFault: FAULT_STRIDE_EXTRA, recovery: '16', tierConformance: true };
+  if (rt === 'jco') return { ops: STRESS_OPS_EXTRA, fault: '29', tierFault: '29', recovery: '512', tierConformance: false };
+  return { ops: STRESS_OPS_EXTRA, fault: FAULT_STRIDE_EXTRA, tierFault: FAULT_STRIDE_EXTRA, recovery: '16', tierConformance: true };
 }
 const nth = (k) => `${k}${k === '2' ? 'nd' : 'th'}`;
 
@@ -87,6 +90,11 @@ for (const rt of RUNTIMES) {
     expectPass(t, runC(ctest('faulttest'), ['-stride', d.fault], rt), 'faulttest');
   });
 
+  // The memory tier with a budget so small that the temp files spill part-way.
+  test(`fault injection with the memory tier (every ${nth(d.tierFault)} position) in wasm (${rt})`, (t) => {
+    expectPass(t, runC(ctest('faulttest'), ['-budget', '12288', '-stride', d.tierFault], rt), 'faulttest -budget');
+  });
+
   test(`key hygiene in wasm (${rt})`, (t) => {
     expectPass(t, runC(ctest('keyhygiene'), [], rt), 'keyhygiene');
   });
@@ -97,12 +105,15 @@ for (const rt of RUNTIMES) {
 
   // WASI's lower VFSes have no shared memory: WAL only with the exclusive
   // lock, and a WAL database opens only that way (test/conformance.c).
+  // Each also with the memory tier holding every temp file (-budget).
   for (const vfs of ['unix-dotfile', 'unix-none']) {
-    test(`conformance over ${vfs} in wasm (${rt}): same transcript with and without tempcrypt`, (t) => {
-      const r = runC(ctest('conformance'), ['-dir', '.', vfs], rt);
-      t.diagnostic((r.stdout.split('\n').find((l) => l.startsWith('conformance over')) ?? '').trim());
-      expectPass(t, r, `conformance ${vfs}`);
-    });
+    for (const budget of d.tierConformance ? [[], ['-budget', '67108864']] : [[]]) {
+      test(`conformance over ${vfs}${budget.length ? ' with the memory tier' : ''} in wasm (${rt}): same transcript with and without tempcrypt`, (t) => {
+        const r = runC(ctest('conformance'), ['-dir', '.', ...budget, vfs], rt);
+        t.diagnostic((r.stdout.split('\n').find((l) => l.startsWith('conformance over')) ?? '').trim());
+        expectPass(t, r, `conformance ${vfs}`);
+      });
+    }
   }
 
   test(`no temp file key left in wasm linear memory after close (${rt})`, (t) => {

@@ -9,7 +9,12 @@
 //               and wasmtime)
 // and asserts:
 //   tempcrypt on  (sqlite3.wasm):          the marker is in no byte written
-//                                           to any file; temp files were written
+//                                           to any file; temp files were written;
+//                                           twice: without the memory tier
+//                                           (SQLITE_TEMPCRYPT_BUDGET=0: every
+//                                           temp file on disk) and with a budget
+//                                           so small that the temp files spill
+//                                           part-way (TIER_BUDGET)
 //   tempcrypt off (sqlite3-disabled.wasm): the marker is in the temp files
 //                                           (the check can see a leak)
 import { test } from 'node:test';
@@ -21,6 +26,8 @@ import { readFileSync } from 'node:fs';
 requireBuilt(shellWasm, disabledWasm);
 
 const ROWS = 20000;
+const TIER_BUDGET = 131072;
+const BUDGETS = [0, TIER_BUDGET];
 
 // 4096-byte pages on the new database: the sorter keeps 250 pages of the
 // main database's page size in memory before it spills (1 MiB here; with
@@ -46,11 +53,11 @@ SELECT count(*) FROM secret WHERE s > '${marker}';
 `;
 }
 
-function runTraced(rt, module, marker) {
+function runTraced(rt, module, marker, budget = 0) {
   const s = scratch('strace');
   try {
     mkdirSync(join(s.dir, 'tmp'));
-    const t = traceWrites(...commandLine(rt, module, ['leak.db'], { dirs: ['.'], env: { TMPDIR: 'tmp' } }),
+    const t = traceWrites(...commandLine(rt, module, ['leak.db'], { dirs: ['.'], env: { TMPDIR: 'tmp', SQLITE_TEMPCRYPT_BUDGET: String(budget) } }),
       { cwd: s.dir, input: workload(marker), traceFile: join(s.dir, 'strace.out') });
     assert.equal(t.code, 0, t.stderr);
     assert.match(t.stdout, new RegExp(`^${ROWS}\n${ROWS}\n${ROWS}\\|\\d+\n${ROWS}\n$`));
@@ -67,17 +74,20 @@ function runTraced(rt, module, marker) {
   } finally { s.cleanup(); }
 }
 
-// The marker in no byte written with tempcrypt on; in the temp files with
-// it off (the control).  run(module, marker) returns the counts.
+// The marker in no byte written with tempcrypt on (at each of BUDGETS); in
+// the temp files with it off (the control).  run(module, marker, budget)
+// returns the counts.
 function onAndOff(t, run) {
   const marker = makeMarker();
-  const on = run(shellWasm, marker);
-  t.diagnostic(`tempcrypt on: ${on.tempFiles} temp files, ${on.tempBytes} bytes written to them, marker hits: temp ${on.tempHits}, any file ${on.fileHits}, pipes ${on.otherHits ?? '-'}`);
-  assert.ok(on.tempFiles >= 2, `temp files written: ${on.tempFiles}`);
-  assert.ok(on.tempBytes >= 256 * 1024, `bytes written to temp files: ${on.tempBytes}`);
-  assert.equal(on.tempHits, 0);
-  assert.equal(on.fileHits, 0);
-  assert.equal(on.otherHits ?? 0, 0);
+  for (const budget of BUDGETS) {
+    const on = run(shellWasm, marker, budget);
+    t.diagnostic(`tempcrypt on, budget ${budget}: ${on.tempFiles} temp files, ${on.tempBytes} bytes written to them, marker hits: temp ${on.tempHits}, any file ${on.fileHits}, pipes ${on.otherHits ?? '-'}`);
+    assert.ok(on.tempFiles >= 2, `temp files written: ${on.tempFiles}`);
+    assert.ok(on.tempBytes >= 256 * 1024, `bytes written to temp files: ${on.tempBytes}`);
+    assert.equal(on.tempHits, 0);
+    assert.equal(on.fileHits, 0);
+    assert.equal(on.otherHits ?? 0, 0);
+  }
   const off = run(disabledWasm, marker);
   t.diagnostic(`tempcrypt off: ${off.tempFiles} temp files, ${off.tempBytes} bytes written to them, marker hits: temp ${off.tempHits}`);
   assert.ok(off.tempFiles >= 2, `temp files written: ${off.tempFiles}`);
@@ -87,7 +97,7 @@ function onAndOff(t, run) {
 for (const rt of RUNTIMES) {
   test(`strace (${rt}): tempcrypt keeps the marker out of every byte written`, (t) => {
     assert.ok(haveStrace(), 'strace is needed (scripts/install-deps.sh installs it)');
-    onAndOff(t, (module, marker) => runTraced(rt, module, marker));
+    onAndOff(t, (module, marker, budget) => runTraced(rt, module, marker, budget));
   });
 
   // The layout with a host directory of its own for temp files, preopened
@@ -98,7 +108,7 @@ for (const rt of RUNTIMES) {
     try {
       mkdirSync(join(s.dir, 'db'));
       mkdirSync(join(s.dir, 'scratch'));
-      const tr = traceWrites(...commandLine(rt, shellWasm, ['leak.db'], { dirs: ['db::.', 'scratch::/tmp'] }),
+      const tr = traceWrites(...commandLine(rt, shellWasm, ['leak.db'], { dirs: ['db::.', 'scratch::/tmp'], env: { SQLITE_TEMPCRYPT_BUDGET: '0' } }),
         { cwd: s.dir, input: workload(marker), traceFile: join(s.dir, 'strace.out') });
       assert.equal(tr.code, 0, tr.stderr);
       const temps = [...tr.files.keys()].filter((p) => /etilqs_/.test(p));
@@ -112,13 +122,13 @@ for (const rt of RUNTIMES) {
 }
 
 // Every byte the module hands to WASI's fd_write/fd_pwrite, by path.
-function runCaptured(rt, module, marker) {
+function runCaptured(rt, module, marker, budget = 0) {
   const s = scratch(`capture-${rt}`);
   try {
     mkdirSync(join(s.dir, 'tmp'));
     const out = join(s.dir, 'capture.json');
     const r = hooked(rt)(module, ['leak.db'], {
-      cwd: s.dir, dirs: ['.'], env: { TMPDIR: 'tmp' }, input: workload(marker),
+      cwd: s.dir, dirs: ['.'], env: { TMPDIR: 'tmp', SQLITE_TEMPCRYPT_BUDGET: String(budget) }, input: workload(marker),
       hostEnv: { TEMPCRYPT_CAPTURE_MARKER: marker, TEMPCRYPT_CAPTURE_OUT: out },
     });
     assert.equal(r.code, 0, r.stderr);
@@ -134,6 +144,6 @@ function runCaptured(rt, module, marker) {
 
 for (const rt of HOOKED_RUNTIMES) {
   test(`WASI calls (${rt}): tempcrypt keeps the marker out of every byte the module writes`, (t) => {
-    onAndOff(t, (module, marker) => runCaptured(rt, module, marker));
+    onAndOff(t, (module, marker, budget) => runCaptured(rt, module, marker, budget));
   });
 }

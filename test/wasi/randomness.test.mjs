@@ -27,8 +27,9 @@ function once(rt, vfsArgs) {
   const s = scratch('rand');
   try {
     const log = join(s.dir, 'opens.log');
+    // Budget 0: the temp files must exist, or their names say nothing.
     const r = hooked(rt)(shellWasm, [...vfsArgs, 'r.db'], {
-      cwd: s.dir, dirs: ['.'], env: { TMPDIR: '.' }, input: SQL,
+      cwd: s.dir, dirs: ['.'], env: { TMPDIR: '.', SQLITE_TEMPCRYPT_BUDGET: '0' }, input: SQL,
       hostEnv: { TEMPCRYPT_FREEZE_CLOCK: FROZEN, TEMPCRYPT_OPEN_LOG: log },
     });
     assert.equal(r.code, 0, r.stderr);

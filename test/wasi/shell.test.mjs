@@ -70,13 +70,27 @@ for (const rt of RUNTIMES) {
     test('without a temporary directory: a clear error, not a crash', () => {
       const s = scratch();
       try {
-        // No --dir at all: the database is in memory, temp files have nowhere to go.
-        const r = run(shellWasm, [], { cwd: s.dir, input: workload('FILE') });
+        // No --dir at all: the database is in memory, temp files have
+        // nowhere to go (without the memory tier, which would keep them).
+        const r = run(shellWasm, [], { cwd: s.dir, env: { SQLITE_TEMPCRYPT_BUDGET: '0' }, input: workload('FILE') });
         assert.equal(r.code, 1, `exit code ${r.code}\n${r.stderr}`);
         assert.match(r.stderr, /cannot create a temporary file: no writable temporary directory/);
         assert.match(r.stderr, /--env TMPDIR=/);
         assert.match(r.stderr, /disk I\/O error/);
         assert.doesNotMatch(r.stderr, /RuntimeError|wasm trap|unreachable/);
+      } finally { s.cleanup(); }
+    });
+
+    test('without a temporary directory, the memory tier keeps the temp files', () => {
+      const s = scratch();
+      try {
+        // The default budget holds this workload's temp files: nothing needs a directory.
+        const r = run(shellWasm, [], { cwd: s.dir, input: workload('FILE') });
+        assert.equal(r.code, 0, `exit code ${r.code}\n${r.stderr}`);
+        assert.doesNotMatch(r.stderr, /error|temporary/i);
+        const lines = r.stdout.trim().split('\n');
+        assert.match(lines[0], /^2666\|/);
+        assert.ok(lines.includes('ok'), 'integrity_check ok');
       } finally { s.cleanup(); }
     });
   });
@@ -94,9 +108,10 @@ for (const rt of RUNTIMES.filter((r) => r !== 'jco')) {
     try {
       const r = runners[rt](exampleWasm, ['example.db'], { cwd: s.dir, dirs: ['.'], env: { TMPDIR: '.' } });
       assert.equal(r.code, 0, r.stderr);
-      const m = /^temp files encrypted: (\d+), bytes written to them: (\d+)$/m.exec(r.stdout);
+      const m = /^temp files encrypted: (\d+), bytes kept in memory at most: (\d+), bytes written to them: (\d+)$/m.exec(r.stdout);
       assert.ok(m, r.stdout);
-      assert.ok(Number(m[1]) >= 1 && Number(m[2]) > 100000, r.stdout);
+      // Part in memory (at most the 1 MiB budget), part in encrypted temp files.
+      assert.ok(Number(m[1]) >= 1 && Number(m[2]) > 0 && Number(m[2]) <= 1 << 20 && Number(m[3]) > 100000, r.stdout);
     } finally { s.cleanup(); }
   });
 }

@@ -20,7 +20,7 @@ int tc_init(void){
   return rc;
 }
 
-/* The counters in the order of SQLITE_TEMPCRYPT_STATS (tempcrypt.h), as
+/* The statistics in the order of SQLITE_TEMPCRYPT_STATS (tempcrypt.h), as
 ** doubles (exact below 2^53), into a[0 .. tc_stat_count()-1]. */
 void tc_stats(double *a, int reset){
   struct sqlite3_tempcrypt_stats s;
@@ -31,7 +31,14 @@ void tc_stats(double *a, int reset){
 #undef TC_STAT_OUT
 }
 
-/* How many counters there are, and the name of counter i: the JS side
+/* The memory tier's budget in bytes (sqlite3_tempcrypt_budget) as a
+** double, exact below 2^53: sets it to n and returns the one it replaced;
+** a negative n only returns the budget in force. */
+double tc_budget(double n){
+  return (double)sqlite3_tempcrypt_budget(n<0 ? -1 : (int64_t)n);
+}
+
+/* How many statistics there are, and the name of statistic i: the JS side
 ** reads both from here. */
 int tc_stat_count(void){ return SQLITE_TEMPCRYPT_NSTATS; }
 const char *tc_stat_name(int i){

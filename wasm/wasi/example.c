@@ -21,11 +21,13 @@ int main(int argc, char **argv){
   int rc;
 
   /* Once, before any database is opened: "tempcrypt" over SQLite's WASI
-  ** VFS, as the default VFS. */
+  ** VFS, as the default VFS; temp data in memory up to 1 MiB for all temp
+  ** files together (the default is 64 MiB), encrypted into TMPDIR beyond. */
   rc = sqlite3_tempcrypt_register(0, 1);
+  sqlite3_tempcrypt_budget(1<<20);
   if( rc==SQLITE_OK ) rc = sqlite3_open(zDb, &db);
   if( rc==SQLITE_OK ){
-    /* A temp table and a big sort: both go to temp files (TMPDIR). */
+    /* A temp table and a big sort: more temp data than the budget. */
     rc = sqlite3_exec(db,
       "PRAGMA temp_store=FILE;"
       "PRAGMA temp.cache_size=16;"
@@ -42,8 +44,9 @@ int main(int argc, char **argv){
   }
   sqlite3_close(db);
   sqlite3_tempcrypt_stats(&st, 0);
-  printf("temp files encrypted: %llu, bytes written to them: %llu\n",
-         (unsigned long long)st.nFileEncrypted,
+  printf("temp files encrypted: %llu, bytes kept in memory at most: %llu,"
+         " bytes written to them: %llu\n",
+         (unsigned long long)st.nFileEncrypted, (unsigned long long)st.nMemPeak,
          (unsigned long long)st.nPhysicalWrite);
   return 0;
 }
