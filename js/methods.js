@@ -110,6 +110,7 @@ export const OPEN_OPTIONS = [
   { name: 'storage', api: BOTH },
   { name: 'import', api: BOTH },
   { name: 'timeoutMs', api: BOTH },
+  { name: 'tempBudget', api: BOTH },
   { name: 'busyTimeoutMs', api: ASYNC },
   { name: 'tabs', api: ASYNC },
   { name: 'wasm', api: BOTH },

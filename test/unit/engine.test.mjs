@@ -217,6 +217,8 @@ test('a NUL in SQL text is SQLITE_MISUSE at once, in every call that takes SQL',
   assert.equal(r.signal, null, `the child was stopped after 30 s (a call spun): ${r.stdout}`);
   assert.equal(r.stderr, '');
   assert.deepEqual(r.stdout.trim().split('\n'), Array(7).fill(String(C.SQLITE_MISUSE)));
+});
+
 // The memory tier from JS: the budget at open() (tempBudget) and at run
 // time (tempcrypt.budget), per database, and what the statistics say.
 describe('the memory tier: tempBudget, tempcrypt.budget(), its statistics', () => {

@@ -240,9 +240,10 @@ test("Node's defaults: storage 'file', ':memory:', absolute and relative names, 
   assert.ok(fs.existsSync(abs), 'the absolute path, parents created');
   assert.ok(!fs.existsSync(path.join(dir, 'not-here', 'elsewhere')), 'not under dir');
   // Relative: under dir, parent directories created (was ENOENT).
-  const r = await openSync('data/sub/app.db', { dir });
+  const r = await openSync('data/sub/app.db', { dir, tempBudget: 0 });
   r.exec('CREATE TABLE t(x)');
-  // Temp files: next to the database, encrypted (test/api/file-leak.mjs scans their bytes).
+  // Temp files (all of them with the memory tier off): next to the
+  // database, encrypted (test/api/file-leak.mjs scans their bytes).
   const seen = new Set();
   r.observe((ev) => { if (ev.op === 'open' && ev.temp) seen.add(path.dirname(ev.name)); });
   r.exec(`PRAGMA temp_store=FILE; PRAGMA temp.cache_size=2;
