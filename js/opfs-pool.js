@@ -41,7 +41,7 @@ export const POOL_ROOT = '.sqlite-tempcrypt';
 export { HEADER_SIZE, MAGIC };
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });   // a leading U+FEFF is text, kept
 
 function sqliteError(code, message) {
   return Object.assign(new Error(message), { sqliteCode: code });

@@ -17,7 +17,8 @@
 // Every JS string enters wasm through utf8Into(): encoded as TextEncoder
 // does (a lone surrogate becomes U+FFFD, nothing else changes), whatever it
 // is (SQL text, a bound value, a name, a function's result, a message);
-// text comes back through TextDecoder (textAt, cstringAt).  SQLite -> JS: an INTEGER is a number when it is
+// text comes back through TextDecoder (textAt, cstringAt), a leading U+FEFF
+// kept.  SQLite -> JS: an INTEGER is a number when it is
 // a safe integer, else a BigInt; REAL a number; TEXT a string; BLOB a
 // Uint8Array copied out of the wasm memory; NULL null.
 import { SqliteError } from './errors.js';
@@ -25,7 +26,7 @@ import { SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB, SQLITE_TRANSIEN
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER), MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 const I64_MAX = (1n << 63n) - 1n, I64_MIN = -(1n << 63n);
-const decoder = new TextDecoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });   // a leading U+FEFF is text, kept
 const encoder = new TextEncoder();
 
 // An int64 from SQLite: a number when that is exact, else the BigInt.

@@ -249,7 +249,7 @@ export const tests = {
     const seed = 0xa5e0 + storage.length;
     const r = rng(seed);
     const strs = Array.from({ length: 60 }, () => randomString(r));
-    strs.push('a\uD800bc', "x\uD800'; DROP TABLE s; --", '\0a\0');
+    strs.push('a\uD800bc', "x\uD800'; DROP TABLE s; --", '\0a\0', '\uFEFFid,name', '\uFEFF', '\uFEFF\uFEFFx');
     const db = await open(`strings-${storage}.db`, { storage });
     try {
       await db.exec('DROP TABLE IF EXISTS s; CREATE TABLE s(i INTEGER PRIMARY KEY, v TEXT)');
@@ -261,6 +261,8 @@ export const tests = {
         if (!s.includes('\0')) eq((await db.query(`SELECT ${sqlLiteral(s)} AS v`))[0].v, want, `SQL literal, ${what}`);
       }
       eq(await db.query("SELECT count(*) AS n FROM sqlite_schema WHERE name = 's'"), [{ n: 1 }], 'no literal ran as SQL');
+      // A leading U+FEFF (byte order mark) is text like any other: kept in values and column names.
+      eq(await db.query('SELECT char(65279) || \'x\' AS "\uFEFFc"'), [{ '\uFEFFc': '\uFEFFx' }], 'a leading U+FEFF read back');
       const e = await rejects(db.query('SELECT 1;\0 SELECT 2'), SQLITE_MISUSE, 'a NUL in SQL text');
       ok(/NUL/.test(e.message), e.message);
     } finally { await db.close(); }

@@ -42,7 +42,7 @@ export function randomString(r, maxLen = 12, { noNul = false } = {}) {
 // s as TextEncoder encodes it (lone surrogates -> U+FFFD), decoded again:
 // what SQLite must store for s.
 export function wellFormed(s) {
-  return new TextDecoder().decode(new TextEncoder().encode(s));
+  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(new TextEncoder().encode(s));
 }
 
 // The UTF-8 bytes of s in upper-case hex (SQLite's hex()).
