@@ -67,3 +67,43 @@ test("the main-thread API keeps a storage error's cause", async () => {
   assert.match(e.message, /\(storage: .*EISDIR/);
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+// A dedicated Worker stand-in: the real dispatcher in-process, each answer
+// posted a few ms later (a message on its way), none once terminated.
+class SlowWorker {
+  constructor() { this.d = createDispatcher(); this.onmessage = null; this.onerror = null; this.dead = false; }
+  postMessage({ id, method, args }) {
+    const answer = (body) => setTimeout(() => { if (!this.dead) this.onmessage?.({ data: { id, ...body } }); }, method === 'close' ? 0 : 5);
+    this.d.call(method, ...args).then((result) => answer({ result }), (e) => answer({ error: toWire(e) }));
+  }
+  terminate() { this.dead = true; }
+}
+
+test('every call settles when close() terminates the Worker: a call it had not answered rejects as closed', async () => {
+  const { WorkerClient } = await import('../../dist/client.js');
+  const { AsyncDatabase } = await import('../../dist/async-database.js');
+  const client = new WorkerClient(new SlowWorker());
+  const info = await client.call('open', [':memory:', { storage: 'memory', busyTimeoutMs: 50 }]);
+  const db = new AsyncDatabase(client, ':memory:', info, { busyTimeoutMs: 50 });
+  await db.exec('CREATE TABLE t(x)');
+  const calls = [];
+  let started;
+  const inside = new Promise((r) => { started = r; });
+  const tx = db.transaction(async (t) => {
+    started();
+    for (let i = 0; i < 1000; i++) {
+      const p = t.run('INSERT INTO t VALUES (?)', [i]);
+      calls.push(p);
+      if (await p.then(() => false, () => true)) break;
+    }
+  });
+  tx.catch(() => {});
+  await inside;
+  await db.close();   // gives up waiting for the transaction after busyTimeoutMs
+  const within = (p) => Promise.race([p.then(() => 'resolved', (e) => e.code), new Promise((r) => setTimeout(() => r('pending'), 2000))]);
+  assert.equal(await within(tx), C.SQLITE_MISUSE, 'transaction() rejects as closed');
+  const last = await within(calls[calls.length - 1]);
+  assert.equal(last, C.SQLITE_MISUSE, `the last call of the transaction rejects as closed (${calls.length} calls)`);
+  assert.equal(client.calls.size, 0, 'no call left waiting for an answer');
+  await assert.rejects(client.call('heapSize', []), (e) => e.code === C.SQLITE_MISUSE, 'a call after terminate() rejects at once');
+});
