@@ -40,6 +40,7 @@ export class Queryable {
   send(method, args, transfer) { throw new Error('abstract'); }
 
   call(method, ...args) {
+    if (this.closing) return Promise.reject(closedError());   // made after close()
     if (!this.held) return this.send(method, args);
     const deadline = Date.now() + this.busyTimeoutMs;
     const retry = () => (this.held ? this.whenFree(deadline).then(retry) : this.send(method, args));
@@ -293,9 +294,10 @@ export class AsyncDatabase extends Queryable {
 
   // Ends the export streams still open, waits (as a call does, at most
   // busyTimeoutMs) for a transaction or import in progress, then closes:
-  // what still holds the database then is rolled back, and its later calls
-  // fail with "database is closed".  Every call of close() gets the same
-  // promise.
+  // the calls made before close() run first; what still holds the database
+  // then is rolled back, and its later calls, like every call made after
+  // close(), fail with "database is closed".  Every call of close() gets
+  // the same promise.
   close() {
     if (!this.closing) this.closing = closeDatabase(this);
     return this.closing;

@@ -386,6 +386,31 @@ export const tests = {
     await rejects(db.query('SELECT 1'), SQLITE_MISUSE, 'closed');
   },
 
+  // close() lets the calls made before it run (in Node, in-process, it
+  // used to refuse all but the first with "database is closed"); a call
+  // made after it fails with code 21.
+  async closeRunsCallsMadeBefore(storage) {
+    const name = `close-before-${storage}.db`;
+    let db = await open(name, { storage });
+    await db.exec('DROP TABLE IF EXISTS t; CREATE TABLE t(x)');
+    const writes = [];
+    for (let i = 0; i < 10; i++) writes.push(settles(db.run('INSERT INTO t VALUES (?)', [i])));
+    const closing = db.close();
+    const after = await settles(db.query('SELECT 1'));
+    const c = await settles(closing);
+    ok(!c.pending && !c.error, `close() resolves: ${JSON.stringify(c)}`);
+    const results = await Promise.all(writes);
+    eq(results.map((r) => (r.value ? r.value.changes : r.error ? `${r.error.code} ${r.error.message}` : 'pending')), Array(10).fill(1),
+      'the ten calls made before close() ran');
+    ok(after.error && after.error.code === SQLITE_MISUSE && /closed/.test(after.error.message),
+      `a call made after close() fails with code 21: ${JSON.stringify(after.error ? after.error.message : after)}`);
+    if (storage === 'memory') return;   // gone with the connection
+    db = await open(name, { storage });
+    try {
+      eq(await db.query('SELECT count(*) AS n FROM t'), [{ n: 10 }], 'all ten are in the database');
+    } finally { await db.close(); }
+  },
+
   async closeWithTwoExports(storage) {
     const db = await open(`close-exports-${storage}.db`, { storage });
     await db.exec(`DROP TABLE IF EXISTS e; CREATE TABLE e(b);
