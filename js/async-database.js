@@ -226,15 +226,14 @@ export class AsyncDatabase extends Queryable {
   files() { return this.call('files'); }
 
   // The time limit of each call in ms (0: none).  Setting it sends it to
-  // the Worker, in order with the calls: those made after it use it (set
-  // inside a transaction's fn, once the transaction has ended, as any call
-  // on the database).
+  // the Worker at once, not queued behind a transaction (./hub.js applies
+  // it on arrival): every call sent after it uses it, a transaction's too.
   get timeoutMs() { return this.ms; }
   set timeoutMs(ms) {
     checkTimeoutMs(ms);
-    if (this.closed) throw closedError();
+    if (this.closing) throw closedError();
     this.ms = ms;
-    this.call('timeoutMs', ms).catch(() => {});   // fails only once closed: nothing left to limit
+    this.send('timeoutMs', [ms]).catch(() => {});   // fails only once closed: nothing left to limit
   }
 
   // Replace the database by an SQLite file, sent in chunks; checked and

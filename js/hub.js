@@ -10,7 +10,7 @@
 // ./rpc.js's; the tabs and how calls reach this queue are ./tabs.js's.
 import { SqliteError, closedError } from './errors.js';
 import { SQLITE_BUSY } from './constants.js';
-import { Session } from './rpc.js';
+import { Session, HANDLERS, AT_ONCE } from './rpc.js';
 
 export class Hub {
   constructor(db) {
@@ -37,12 +37,17 @@ export class Hub {
     return s;
   }
 
-  // Run message `method` for session s when the connection is free for it.
+  // Run message `method` for session s when the connection is free for it
+  // (a setting of AT_ONCE: now).
   // replay: the call may have run before on an owner that went away: run
   // it only if it cannot write (Session.handle).
   submit(s, method, args, { replay = false } = {}) {
     return new Promise((resolve, reject) => {
       if (this.closed || s.ended) { reject(closedError()); return; }
+      if (AT_ONCE.has(method)) {
+        try { resolve(HANDLERS[method](s, ...args)); } catch (e) { reject(e); }
+        return;
+      }
       this.queue.push({ s, method, args, replay, resolve, reject, timer: null });
       this.armBlocked();
       this.pump();

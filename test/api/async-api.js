@@ -327,6 +327,33 @@ export const tests = {
     ok(te instanceof TypeError && /timeoutMs/.test(te.message), `an unknown open() option is refused: ${te && te.message}`);
   },
 
+  // db.timeoutMs set while a transaction holds the database takes effect
+  // at once (its message used to queue behind the transaction and fail
+  // quietly: the getter said 30, the Worker kept no limit).
+  async timeoutSetDuringTransaction(storage) {
+    const db = await open(`timeout-tx-${storage}.db`, { storage, busyTimeoutMs: 100 });
+    const slow = 'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<3000000) SELECT count(*) AS n FROM c';
+    const limited = async (q, what) => {
+      const r = await settles(q.query(slow), 20000);
+      ok(r.error && r.error.code === SQLITE_INTERRUPT, `${what}: the slow query is interrupted (${r.error ? r.error.message : JSON.stringify(r)})`);
+    };
+    try {
+      await db.transaction(async (tx) => {
+        db.timeoutMs = 30;   // inside fn
+        await limited(tx, 'set inside fn, a call of tx after it');
+      });
+      await limited(db, 'set inside fn, a call after the transaction');
+      db.timeoutMs = 0;
+      eq((await db.query(slow))[0].n, 3000000, 'timeoutMs 0 again: the query runs to the end');
+      const long = db.transaction(async (tx) => { await sleep(300); await tx.query('SELECT 1'); });
+      await sleep(10);
+      db.timeoutMs = 30;   // from outside, while the transaction holds the database longer than busyTimeoutMs
+      await long;
+      eq(db.timeoutMs, 30, 'db.timeoutMs reads back');
+      await limited(db, 'set during a transaction from outside');
+    } finally { await db.close(); }
+  },
+
   // A call on db (not tx) inside db.transaction(fn) waits for fn, which
   // waits for it: it fails (at once where the runtime can tell, else after
   // busyTimeoutMs) and the database stays usable; it used to hang for ever.
