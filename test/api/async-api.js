@@ -238,6 +238,18 @@ export const tests = {
       ok(nested && nested.code === SQLITE_ABORT_ROLLBACK, `a nested transaction fails: ${nested && nested.message}`);
       ok(/rolled back/.test(e.message), e.message);
       eq(await db.query('SELECT x FROM q'), [], 'nothing committed');
+      // Ended by SQL inside fn (COMMIT): what it committed stays, and the
+      // error says so rather than "rolled back".
+      let afterCommit = null;
+      const c = await rejects(db.transaction(async (tx) => {
+        await tx.run('INSERT INTO q VALUES (7)');
+        await tx.exec('COMMIT');
+        try { await tx.run('INSERT INTO q VALUES (8)'); } catch (err) { afterCommit = err; }
+      }), SQLITE_ABORT_ROLLBACK, 'transaction() after a COMMIT inside fn');
+      ok(afterCommit && afterCommit.code === SQLITE_ABORT_ROLLBACK, `a call of tx after the COMMIT fails: ${afterCommit && afterCommit.message}`);
+      ok(/ended by SQL/.test(c.message) && /committed stays/.test(c.message) && !/rolled back/.test(c.message), `the error says what happened: ${c.message}`);
+      eq(await db.query('SELECT x FROM q'), [{ x: 7 }], 'what the COMMIT committed stays');
+      await db.run('DELETE FROM q');
       await db.transaction((tx) => tx.run('INSERT INTO q VALUES (5)'));
       eq(await db.query('SELECT x FROM q'), [{ x: 5 }], 'the next transaction() works');
     } finally { await db.close(); }
@@ -463,6 +475,20 @@ export const tests = {
       eq(chunks.map((c) => c.length), [512, image.length - 512], "the caller's chunks are intact");
       ok(sameBytes(chunks[0], image.subarray(0, 512)), "and hold the caller's bytes");
       eq(await db.query('SELECT v FROM k'), [{ v: 7 }], 'imported');
+    } finally { await db.close(); }
+  },
+
+  // import() of what is not bytes is a TypeError naming the sources it
+  // takes (a string or an array of numbers used to become zero bytes).
+  async importRefusesNonBytes(storage) {
+    const db = await open(`import-nonbytes-${storage}.db`, { storage });
+    try {
+      await db.exec('DROP TABLE IF EXISTS k; CREATE TABLE k(v); INSERT INTO k VALUES (7)');
+      for (const [what, source] of [['a string', 'SQLite format 3\0'], ['an array of numbers', [83, 81, 76]], ['an iterable of strings', ['abc']]]) {
+        const e = await db.import(source).then(() => null, (err) => err);
+        ok(e instanceof TypeError && /Uint8Array/.test(e.message) && /Blob/.test(e.message), `${what}: a TypeError naming the sources: ${e && `${e.name}: ${e.message}`}`);
+        eq(await db.query('SELECT v FROM k'), [{ v: 7 }], `${what}: the database is intact`);
+      }
     } finally { await db.close(); }
   },
 
