@@ -40,6 +40,7 @@ export class Queryable {
   send(method, args, transfer) { throw new Error('abstract'); }
 
   call(method, ...args) {
+    if (this.closing) return Promise.reject(closedError());   // made after close()
     if (!this.held) return this.send(method, args);
     const deadline = Date.now() + this.busyTimeoutMs;
     const retry = () => (this.held ? this.whenFree(deadline).then(retry) : this.send(method, args));
@@ -225,15 +226,14 @@ export class AsyncDatabase extends Queryable {
   files() { return this.call('files'); }
 
   // The time limit of each call in ms (0: none).  Setting it sends it to
-  // the Worker, in order with the calls: those made after it use it (set
-  // inside a transaction's fn, once the transaction has ended, as any call
-  // on the database).
+  // the Worker at once, not queued behind a transaction (./hub.js applies
+  // it on arrival): every call sent after it uses it, a transaction's too.
   get timeoutMs() { return this.ms; }
   set timeoutMs(ms) {
     checkTimeoutMs(ms);
-    if (this.closed) throw closedError();
+    if (this.closing) throw closedError();
     this.ms = ms;
-    this.call('timeoutMs', ms).catch(() => {});   // fails only once closed: nothing left to limit
+    this.send('timeoutMs', [ms]).catch(() => {});   // fails only once closed: nothing left to limit
   }
 
   // Replace the database by an SQLite file, sent in chunks; checked and
@@ -293,9 +293,10 @@ export class AsyncDatabase extends Queryable {
 
   // Ends the export streams still open, waits (as a call does, at most
   // busyTimeoutMs) for a transaction or import in progress, then closes:
-  // what still holds the database then is rolled back, and its later calls
-  // fail with "database is closed".  Every call of close() gets the same
-  // promise.
+  // the calls made before close() run first; what still holds the database
+  // then is rolled back, and its later calls, like every call made after
+  // close(), fail with "database is closed".  Every call of close() gets
+  // the same promise.
   close() {
     if (!this.closing) this.closing = closeDatabase(this);
     return this.closing;

@@ -4,7 +4,7 @@
 // starts (./worker-script.js); LocalClient runs the same dispatcher
 // (./rpc.js) in-process, where there is no Worker (Node, or { worker:
 // false }).  Both reject with the error as the Worker sent it (fromWire).
-import { fromWire, toWire, SqliteError } from './errors.js';
+import { fromWire, toWire, SqliteError, closedError } from './errors.js';
 import { SQLITE_MISUSE } from './constants.js';
 
 export class WorkerClient {
@@ -13,6 +13,7 @@ export class WorkerClient {
     this.transfers = true;   // buffers passed to call(..., transfer) are handed over
     this.nextId = 1;
     this.calls = new Map();
+    this.ended = false;      // terminated: no call gets an answer any more
     this.onevent = null;     // (event) for what the Worker says unasked (a new owner)
     worker.onmessage = ({ data }) => {
       if (data.event) { if (this.onevent) this.onevent(data.event); return; }
@@ -31,6 +32,7 @@ export class WorkerClient {
 
   // transfer: buffers handed to the Worker (gone from this side).
   call(method, args, transfer) {
+    if (this.ended) return Promise.reject(closedError());
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.calls.set(id, { resolve, reject });
@@ -43,7 +45,15 @@ export class WorkerClient {
     });
   }
 
-  terminate() { this.worker.terminate(); }
+  // Stop the Worker.  A call it had not answered (one sent while close()
+  // was under way, such as a transaction's that close() stopped waiting
+  // for) never will be: it rejects as closed.
+  terminate() {
+    this.ended = true;
+    this.worker.terminate();
+    for (const call of this.calls.values()) call.reject(closedError());
+    this.calls.clear();
+  }
 }
 
 // postMessage's DataCloneError as the API's error (the arguments hold what

@@ -233,9 +233,12 @@ export class Connection {
     if (this.txStack.length && this.txGone()) throw this.txGoneError();
   }
 
+  // Gone without a failed statement: SQL run inside it (COMMIT, END,
+  // ROLLBACK) ended it.
   txGoneError() {
-    const why = this.txLost ? ` by SQLite after a statement failed (${this.txLost})` : ', or ended by SQL run inside it';
-    return new SqliteError(`the transaction was rolled back${why}: nothing more runs in it, and it cannot commit`, SQLITE_ABORT_ROLLBACK);
+    const what = this.txLost ? `the transaction was rolled back by SQLite after a statement failed (${this.txLost})`
+      : 'the transaction was ended by SQL run inside it (COMMIT, END or ROLLBACK; what that committed stays committed)';
+    return new SqliteError(`${what}: nothing more runs in it, and it cannot commit`, SQLITE_ABORT_ROLLBACK);
   }
 
   // e (a statement's error), noted when the transaction is gone after it.

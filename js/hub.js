@@ -10,7 +10,7 @@
 // ./rpc.js's; the tabs and how calls reach this queue are ./tabs.js's.
 import { SqliteError, closedError } from './errors.js';
 import { SQLITE_BUSY } from './constants.js';
-import { Session } from './rpc.js';
+import { Session, HANDLERS, AT_ONCE } from './rpc.js';
 
 export class Hub {
   constructor(db) {
@@ -37,12 +37,17 @@ export class Hub {
     return s;
   }
 
-  // Run message `method` for session s when the connection is free for it.
+  // Run message `method` for session s when the connection is free for it
+  // (a setting of AT_ONCE: now).
   // replay: the call may have run before on an owner that went away: run
   // it only if it cannot write (Session.handle).
   submit(s, method, args, { replay = false } = {}) {
     return new Promise((resolve, reject) => {
       if (this.closed || s.ended) { reject(closedError()); return; }
+      if (AT_ONCE.has(method)) {
+        try { resolve(HANDLERS[method](s, ...args)); } catch (e) { reject(e); }
+        return;
+      }
       this.queue.push({ s, method, args, replay, resolve, reject, timer: null });
       this.armBlocked();
       this.pump();
@@ -70,9 +75,10 @@ export class Hub {
   }
 
   // The first call that may run now: any call of the holder, or of anyone
-  // when nothing is held; a session's end runs whatever holds.
+  // when nothing is held; a session's end runs whatever holds, once its
+  // session's calls queued before it have run.
   next() {
-    const at = this.queue.findIndex((j) => j.end || !this.holder || j.s === this.holder);
+    const at = this.queue.findIndex((j, i) => (j.end ? !this.queue.slice(0, i).some((k) => k.s === j.s) : !this.holder || j.s === this.holder));
     return at < 0 ? null : this.queue.splice(at, 1)[0];
   }
 
@@ -113,30 +119,42 @@ export class Hub {
 
   // End session s (its client closed the database or went away): its
   // transaction rolled back, its statements, cursors and import dropped.
-  // Its calls not started are refused.  Resolves once done.
-  end(s) {
+  // Its calls not started are refused, or with `after` (its client closed
+  // the database in order: they were made before) run first.  Resolves
+  // once done.
+  end(s, { after = false } = {}) {
     if (s.ended) return Promise.resolve();
     s.ended = true;
     this.sessions.delete(s.id);
-    for (const job of this.queue.filter((j) => j.s === s)) {
-      this.queue.splice(this.queue.indexOf(job), 1);
-      clearTimeout(job.timer);
-      job.reject(closedError());
+    if (!after) {
+      for (const job of this.queue.filter((j) => j.s === s)) {
+        this.queue.splice(this.queue.indexOf(job), 1);
+        clearTimeout(job.timer);
+        job.reject(closedError());
+      }
     }
     return new Promise((resolve) => {
-      this.queue.unshift({ s, end: true, resolve });
+      const job = { s, end: true, resolve };
+      if (after) this.queue.push(job); else this.queue.unshift(job);
       this.pump();
     });
   }
 
-  // Stop: the calls not started are handed to moved(job) (the tabs retry
-  // them on the next owner); every session ends; nothing runs afterwards.
-  // The caller closes the database.
-  async close(moved = (job) => job.reject(closedError())) {
+  // Stop: no call is taken from now on.  The calls already queued run,
+  // in order, except those moved(job) takes (returns true: the tabs send
+  // another tab's calls to the next owner); the sessions left with none
+  // end first (what they hold is rolled back), so that nothing they held
+  // keeps the others' calls waiting; then every session ends.  The caller
+  // closes the database.
+  async close(moved = () => false) {
     this.closed = true;
-    const waiting = this.queue.filter((j) => !j.end);
-    this.queue = this.queue.filter((j) => j.end);
-    for (const job of waiting) { clearTimeout(job.timer); moved(job); }
+    this.queue = this.queue.filter((job) => {
+      if (job.end || !moved(job)) return true;
+      clearTimeout(job.timer);
+      return false;
+    });
+    const staying = new Set(this.queue.map((job) => job.s));
+    for (const s of [...this.sessions.values()]) if (!staying.has(s)) await this.end(s);
     await this.pump();
     for (const s of [...this.sessions.values()]) await this.end(s);
   }

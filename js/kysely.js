@@ -5,8 +5,9 @@
 //   import { SqliteTempcryptDialect } from 'sqlite-tempcrypt/kysely';
 //   const db = new Kysely({ dialect: new SqliteTempcryptDialect({ database: () => open('app.db') }) });
 //
-// One connection (the Database).  Each query is one batch() of one
-// statement, which runs it as it is (PRAGMAs take effect, VACUUM runs);
+// One connection (the Database, which queues the calls).  Each query is
+// one batch() of one statement, which runs it as it is (PRAGMAs take
+// effect, VACUUM runs);
 // Kysely's transactions run inside db.transaction(), so other callers of
 // the same Database (and other tabs) wait for them, and its Migrator runs
 // each migration in one (SQLite's DDL is transactional).
@@ -27,9 +28,12 @@ export class SqliteTempcryptDialect {
 
 // SQLite's adapter, with transactional DDL (Kysely's says no, so its
 // Migrator would run a migration outside a transaction and a failing one
-// would leave half its changes).
+// would leave half its changes), and with "multiple connections": the
+// Database queues the calls itself (a Kysely mutex over it would make a
+// query on the Kysely instance inside its own transaction wait for ever).
 class SqliteTempcryptAdapter extends SqliteAdapter {
   get supportsTransactionalDdl() { return true; }
+  get supportsMultipleConnections() { return true; }
 }
 
 const ROLLBACK = Symbol('rollback');
@@ -38,31 +42,19 @@ class SqliteTempcryptDriver {
   constructor(database) {
     this.database = database;
     this.db = null;
-    this.conn = null;
-    this.queue = Promise.resolve();
   }
 
   async init() {
     this.db = typeof this.database === 'function' ? await this.database() : this.database;
-    this.conn = new Connection(this.db);
   }
 
-  // One connection, handed out to one Kysely user at a time.
-  async acquireConnection() {
-    let release;
-    const mine = new Promise((r) => { release = r; });
-    const before = this.queue;
-    this.queue = before.then(() => mine);
-    await before;
-    this.conn.release = release;
-    return this.conn;
-  }
-
-  async releaseConnection(conn) {
-    const release = conn.release;
-    conn.release = null;
-    release();
-  }
+  // A handle per Kysely user, all over the one Database, which queues the
+  // calls: a query outside a transaction waits for it as any call on the
+  // Database does (at most busyTimeoutMs, then SQLITE_BUSY), so a query on
+  // the Kysely instance made inside its own transaction fails instead of
+  // waiting for ever for a connection that transaction holds.
+  async acquireConnection() { return new Connection(this.db); }
+  async releaseConnection() {}
 
   // A db.transaction() that stays open until commit or rollback.
   async beginTransaction(conn) {
@@ -111,7 +103,6 @@ class Connection {
   constructor(db) {
     this.db = db;
     this.target = db;   // the Database, or the transaction's tx
-    this.release = null;
   }
 
   // One statement, one message: rows and changes together.

@@ -77,6 +77,11 @@ for (const m of METHODS) {
       : (s, ...args) => s.db[m.name](...args);
 }
 
+// The messages that set what a session's later calls run under: applied
+// when they reach the queue (./hub.js), never queued behind a transaction
+// or another tab's hold (else db.timeoutMs set meanwhile would be lost).
+export const AT_ONCE = new Set(['timeoutMs']);
+
 // What a message may do again when it may have run on an owner tab that
 // went away before answering (./tabs.js): 'again' (it changes nothing, or
 // sets what it sets again), 'if-readonly' (its statement runs again only

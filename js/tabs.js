@@ -292,7 +292,7 @@ class SharedLink extends TabClient {
     if (!s) { reply({ ok: false, error: toWire(new SqliteError('this tab has not joined the tab that runs the database', SQLITE_MISUSE)) }); return; }
     try {
       if (msg.method === 'bye') {
-        await this.hub.end(s);
+        await this.hub.end(s, { after: true });   // its calls made before close() run first
         this.watches.get(msg.from)?.();
         this.watches.delete(msg.from);
         reply({ ok: true });
@@ -315,9 +315,14 @@ class SharedLink extends TabClient {
   async shut() {
     if (this.becoming) await this.becoming.catch(() => {});
     if (this.isOwner()) {
-      // Finish the call running, send back the others ("moved": the next
-      // owner runs them), end every tab's session, then say "gone".
-      await this.hub.close((job) => job.reject(job.s === this.session ? closedError() : MOVED));
+      // Send back the other tabs' calls not started ("moved": the next
+      // owner runs them), run this tab's own calls made before close(),
+      // end every tab's session, then say "gone".
+      await this.hub.close((job) => {
+        if (job.s === this.session) return false;
+        job.reject(MOVED);
+        return true;
+      });
       for (const stop of this.watches.values()) stop();
       this.watches.clear();
       try { this.post({ t: 'gone' }); } catch { /* nobody listens */ }

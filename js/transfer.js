@@ -20,10 +20,25 @@ function streamed(source) {
   return (typeof Blob === 'function' && source instanceof Blob) || (typeof Response === 'function' && source instanceof Response);
 }
 
+const SOURCES = 'a Uint8Array, ArrayBuffer, Blob, Response, ReadableStream or (async) iterable of Uint8Array';
+
+// A chunk of a stream or an iterable as bytes: a Uint8Array, ArrayBuffer
+// or other view; anything else (a string, a number) is a TypeError, never
+// bytes made up from it.
+function bytesOf(c) {
+  if (c instanceof Uint8Array) return c;
+  if (c instanceof ArrayBuffer) return new Uint8Array(c);
+  if (ArrayBuffer.isView(c)) return new Uint8Array(c.buffer, c.byteOffset, c.byteLength);
+  throw new TypeError(`import: a chunk of the source is ${c === null ? 'null' : typeof c}, not bytes: the source must be ${SOURCES}`);
+}
+
 // The chunks of an import source: Uint8Array, ArrayBuffer, Blob, Response,
 // ReadableStream or (async) iterable of Uint8Array.  Chunks cut from a
 // Uint8Array are views of it (copy them before a transfer).
 export async function* importChunks(source) {
+  if (typeof source === 'string' || source instanceof String) {
+    throw new TypeError(`import: the source is a string, not bytes: it must be ${SOURCES} (fetch a URL first: db.import(await fetch(url)))`);
+  }
   if (source instanceof ArrayBuffer) source = new Uint8Array(source);
   if (source instanceof Uint8Array) {
     for (let at = 0; at < source.length; at += IMPORT_CHUNK) yield source.subarray(at, at + IMPORT_CHUNK);
@@ -42,17 +57,17 @@ export async function* importChunks(source) {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return;
-        yield value instanceof Uint8Array ? value : new Uint8Array(value);
+        yield bytesOf(value);
       }
     } finally {
       reader.releaseLock();
     }
   }
   if (source && (typeof source[Symbol.asyncIterator] === 'function' || typeof source[Symbol.iterator] === 'function')) {
-    for await (const c of source) yield c instanceof Uint8Array ? c : new Uint8Array(c);
+    for await (const c of source) yield bytesOf(c);
     return;
   }
-  throw new TypeError('import: the source must be a Uint8Array, ArrayBuffer, Blob, Response, ReadableStream or iterable of Uint8Array');
+  throw new TypeError(`import: the source must be ${SOURCES}`);
 }
 
 // The import driver: every chunk of source to sink.write(chunk, owned)

@@ -238,6 +238,18 @@ export const tests = {
       ok(nested && nested.code === SQLITE_ABORT_ROLLBACK, `a nested transaction fails: ${nested && nested.message}`);
       ok(/rolled back/.test(e.message), e.message);
       eq(await db.query('SELECT x FROM q'), [], 'nothing committed');
+      // Ended by SQL inside fn (COMMIT): what it committed stays, and the
+      // error says so rather than "rolled back".
+      let afterCommit = null;
+      const c = await rejects(db.transaction(async (tx) => {
+        await tx.run('INSERT INTO q VALUES (7)');
+        await tx.exec('COMMIT');
+        try { await tx.run('INSERT INTO q VALUES (8)'); } catch (err) { afterCommit = err; }
+      }), SQLITE_ABORT_ROLLBACK, 'transaction() after a COMMIT inside fn');
+      ok(afterCommit && afterCommit.code === SQLITE_ABORT_ROLLBACK, `a call of tx after the COMMIT fails: ${afterCommit && afterCommit.message}`);
+      ok(/ended by SQL/.test(c.message) && /committed stays/.test(c.message) && !/rolled back/.test(c.message), `the error says what happened: ${c.message}`);
+      eq(await db.query('SELECT x FROM q'), [{ x: 7 }], 'what the COMMIT committed stays');
+      await db.run('DELETE FROM q');
       await db.transaction((tx) => tx.run('INSERT INTO q VALUES (5)'));
       eq(await db.query('SELECT x FROM q'), [{ x: 5 }], 'the next transaction() works');
     } finally { await db.close(); }
@@ -329,6 +341,33 @@ export const tests = {
     ok(te instanceof TypeError && /timeoutMs/.test(te.message), `an unknown open() option is refused: ${te && te.message}`);
   },
 
+  // db.timeoutMs set while a transaction holds the database takes effect
+  // at once (its message used to queue behind the transaction and fail
+  // quietly: the getter said 30, the Worker kept no limit).
+  async timeoutSetDuringTransaction(storage) {
+    const db = await open(`timeout-tx-${storage}.db`, { storage, busyTimeoutMs: 100 });
+    const slow = 'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<3000000) SELECT count(*) AS n FROM c';
+    const limited = async (q, what) => {
+      const r = await settles(q.query(slow), 20000);
+      ok(r.error && r.error.code === SQLITE_INTERRUPT, `${what}: the slow query is interrupted (${r.error ? r.error.message : JSON.stringify(r)})`);
+    };
+    try {
+      await db.transaction(async (tx) => {
+        db.timeoutMs = 30;   // inside fn
+        await limited(tx, 'set inside fn, a call of tx after it');
+      });
+      await limited(db, 'set inside fn, a call after the transaction');
+      db.timeoutMs = 0;
+      eq((await db.query(slow))[0].n, 3000000, 'timeoutMs 0 again: the query runs to the end');
+      const long = db.transaction(async (tx) => { await sleep(300); await tx.query('SELECT 1'); });
+      await sleep(10);
+      db.timeoutMs = 30;   // from outside, while the transaction holds the database longer than busyTimeoutMs
+      await long;
+      eq(db.timeoutMs, 30, 'db.timeoutMs reads back');
+      await limited(db, 'set during a transaction from outside');
+    } finally { await db.close(); }
+  },
+
   // A call on db (not tx) inside db.transaction(fn) waits for fn, which
   // waits for it: it fails (at once where the runtime can tell, else after
   // busyTimeoutMs) and the database stays usable; it used to hang for ever.
@@ -388,6 +427,31 @@ export const tests = {
     await rejects(db.query('SELECT 1'), SQLITE_MISUSE, 'closed');
   },
 
+  // close() lets the calls made before it run (in Node, in-process, it
+  // used to refuse all but the first with "database is closed"); a call
+  // made after it fails with code 21.
+  async closeRunsCallsMadeBefore(storage) {
+    const name = `close-before-${storage}.db`;
+    let db = await open(name, { storage });
+    await db.exec('DROP TABLE IF EXISTS t; CREATE TABLE t(x)');
+    const writes = [];
+    for (let i = 0; i < 10; i++) writes.push(settles(db.run('INSERT INTO t VALUES (?)', [i])));
+    const closing = db.close();
+    const after = await settles(db.query('SELECT 1'));
+    const c = await settles(closing);
+    ok(!c.pending && !c.error, `close() resolves: ${JSON.stringify(c)}`);
+    const results = await Promise.all(writes);
+    eq(results.map((r) => (r.value ? r.value.changes : r.error ? `${r.error.code} ${r.error.message}` : 'pending')), Array(10).fill(1),
+      'the ten calls made before close() ran');
+    ok(after.error && after.error.code === SQLITE_MISUSE && /closed/.test(after.error.message),
+      `a call made after close() fails with code 21: ${JSON.stringify(after.error ? after.error.message : after)}`);
+    if (storage === 'memory') return;   // gone with the connection
+    db = await open(name, { storage });
+    try {
+      eq(await db.query('SELECT count(*) AS n FROM t'), [{ n: 10 }], 'all ten are in the database');
+    } finally { await db.close(); }
+  },
+
   async closeWithTwoExports(storage) {
     const db = await open(`close-exports-${storage}.db`, { storage });
     await db.exec(`DROP TABLE IF EXISTS e; CREATE TABLE e(b);
@@ -413,6 +477,20 @@ export const tests = {
       eq(chunks.map((c) => c.length), [512, image.length - 512], "the caller's chunks are intact");
       ok(sameBytes(chunks[0], image.subarray(0, 512)), "and hold the caller's bytes");
       eq(await db.query('SELECT v FROM k'), [{ v: 7 }], 'imported');
+    } finally { await db.close(); }
+  },
+
+  // import() of what is not bytes is a TypeError naming the sources it
+  // takes (a string or an array of numbers used to become zero bytes).
+  async importRefusesNonBytes(storage) {
+    const db = await open(`import-nonbytes-${storage}.db`, { storage });
+    try {
+      await db.exec('DROP TABLE IF EXISTS k; CREATE TABLE k(v); INSERT INTO k VALUES (7)');
+      for (const [what, source] of [['a string', 'SQLite format 3\0'], ['an array of numbers', [83, 81, 76]], ['an iterable of strings', ['abc']]]) {
+        const e = await db.import(source).then(() => null, (err) => err);
+        ok(e instanceof TypeError && /Uint8Array/.test(e.message) && /Blob/.test(e.message), `${what}: a TypeError naming the sources: ${e && `${e.name}: ${e.message}`}`);
+        eq(await db.query('SELECT v FROM k'), [{ v: 7 }], `${what}: the database is intact`);
+      }
     } finally { await db.close(); }
   },
 

@@ -91,6 +91,43 @@ export async function ormRoundTrip({ open, storage, kysely, SqliteTempcryptDiale
     }
   });
 
+  // A query on the ORM's own instance (not on the transaction's handle)
+  // inside its transaction waits for that transaction, which waits for it:
+  // it fails as such a call on the Database does, and the transaction
+  // settles (Kysely's used to wait for ever for the driver's connection).
+  await step('kysely and drizzle: a query on the outer instance inside its own transaction fails, nothing hangs', async () => {
+    const db = await open('orm-deadlock.db', { storage, busyTimeoutMs: 200 });
+    const within = (p) => Promise.race([p.then((v) => ({ v }), (e) => ({ e })), new Promise((r) => setTimeout(() => r({ pending: true }), 10000))]);
+    // Node tells a call made inside the Database's transaction(fn) (AsyncLocalStorage): SQLITE_MISUSE at once there.
+    const seesInside = typeof window === 'undefined' && typeof process === 'object';
+    try {
+      await db.exec('DROP TABLE IF EXISTS d; CREATE TABLE d(id INTEGER PRIMARY KEY, name TEXT)');
+      const k = new Kysely({ dialect: new SqliteTempcryptDialect({ database: db }) });
+      let inner = null;
+      const kr = await within(k.transaction().execute(async (trx) => {
+        await trx.insertInto('d').values({ name: 'a' }).execute();
+        try { await k.selectFrom('d').selectAll().execute(); } catch (e) { inner = e; throw e; }
+      }));
+      if (kr.pending) throw new Error('kysely: the transaction never settled');
+      if (!inner || inner.code !== 5 || kr.e !== inner) throw new Error(`kysely: the query on k fails with SQLITE_BUSY and the transaction with it: ${inner && `${inner.code} ${inner.message}`}`);
+      same(await k.selectFrom('d').selectAll().execute(), [], 'kysely: rolled back, and k answers again');
+      const d = drizzle(db);
+      const t = sqliteTable('d', { id: integer('id').primaryKey(), name: text('name') });
+      inner = null;
+      const dr = await within(d.transaction(async (tx) => {
+        await tx.insert(t).values({ name: 'b' });
+        try { await d.select().from(t); } catch (e) { inner = e; throw e; }
+      }));
+      if (dr.pending) throw new Error('drizzle: the transaction never settled');
+      const want = seesInside ? 21 : 5;
+      const code = inner && (inner.code ?? inner.cause?.code);   // Drizzle wraps it (DrizzleQueryError, cause: ours)
+      if (code !== want || dr.e !== inner) throw new Error(`drizzle: the query on the outer instance fails with ${want}: ${inner && `${code} ${inner.message}`}`);
+      same(await d.select().from(t), [], 'drizzle: rolled back, and it answers again');
+    } finally {
+      await db.close();
+    }
+  });
+
   // The hand-written sqlite-proxy glue sends BEGIN, the statements and
   // ROLLBACK as separate calls: that transaction must not swallow an
   // unrelated caller's write (the layer refuses a call that leaves a

@@ -67,3 +67,68 @@ test("the main-thread API keeps a storage error's cause", async () => {
   assert.match(e.message, /\(storage: .*EISDIR/);
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+// A dedicated Worker stand-in: the real dispatcher in-process, each answer
+// posted a few ms later (a message on its way), none once terminated.
+class SlowWorker {
+  constructor() { this.d = createDispatcher(); this.onmessage = null; this.onerror = null; this.dead = false; }
+  postMessage({ id, method, args }) {
+    const answer = (body) => setTimeout(() => { if (!this.dead) this.onmessage?.({ data: { id, ...body } }); }, method === 'close' ? 0 : 5);
+    this.d.call(method, ...args).then((result) => answer({ result }), (e) => answer({ error: toWire(e) }));
+  }
+  terminate() { this.dead = true; }
+}
+
+test('every call settles when close() terminates the Worker: a call it had not answered rejects as closed', async () => {
+  const { WorkerClient } = await import('../../dist/client.js');
+  const { AsyncDatabase } = await import('../../dist/async-database.js');
+  const client = new WorkerClient(new SlowWorker());
+  const info = await client.call('open', [':memory:', { storage: 'memory', busyTimeoutMs: 50 }]);
+  const db = new AsyncDatabase(client, ':memory:', info, { busyTimeoutMs: 50 });
+  await db.exec('CREATE TABLE t(x)');
+  const calls = [];
+  let started;
+  const inside = new Promise((r) => { started = r; });
+  const tx = db.transaction(async (t) => {
+    started();
+    for (let i = 0; i < 1000; i++) {
+      const p = t.run('INSERT INTO t VALUES (?)', [i]);
+      calls.push(p);
+      if (await p.then(() => false, () => true)) break;
+    }
+  });
+  tx.catch(() => {});
+  await inside;
+  await db.close();   // gives up waiting for the transaction after busyTimeoutMs
+  const within = (p) => Promise.race([p.then(() => 'resolved', (e) => e.code), new Promise((r) => setTimeout(() => r('pending'), 2000))]);
+  assert.equal(await within(tx), C.SQLITE_MISUSE, 'transaction() rejects as closed');
+  const last = await within(calls[calls.length - 1]);
+  assert.equal(last, C.SQLITE_MISUSE, `the last call of the transaction rejects as closed (${calls.length} calls)`);
+  assert.equal(client.calls.size, 0, 'no call left waiting for an answer');
+  await assert.rejects(client.call('heapSize', []), (e) => e.code === C.SQLITE_MISUSE, 'a call after terminate() rejects at once');
+});
+
+test("the owner's queue at close: its own calls made before run, another tab's are handed on; a tab's bye lets its calls run first", async () => {
+  const { Hub } = await import('../../dist/hub.js');
+  const { open: openSync } = await import('../../dist/worker.js');
+  const db = await openSync(':memory:', { storage: 'memory' });
+  db.exec('CREATE TABLE t(x)');
+  let hub = new Hub(db);
+  const mine = hub.join('mine'), other = hub.join('other');
+  const ins = (s, i) => hub.submit(s, 'run', ['INSERT INTO t VALUES (?)', [i]]).then((r) => r.changes, (e) => `${e.code} ${e.message}`);
+  const own = [1, 2, 3].map((i) => ins(mine, i));
+  const theirs = [4, 5].map((i) => ins(other, i));
+  const moved = [];
+  await hub.close((job) => { if (job.s === mine) return false; moved.push(job.args[1][0]); job.reject(new Error('moved')); return true; });
+  assert.deepEqual(await Promise.all(own), [1, 1, 1], "this tab's calls made before close() ran");
+  assert.deepEqual(await Promise.all(theirs), ['undefined moved', 'undefined moved'], "the other tab's were handed on");
+  assert.deepEqual(moved, [4, 5]);
+  hub = new Hub(db);
+  const leaving = hub.join('leaving');
+  const before = [6, 7, 8].map((i) => ins(leaving, i));
+  await hub.end(leaving, { after: true });   // the tab's "bye"
+  assert.deepEqual(await Promise.all(before), [1, 1, 1], 'the calls a tab made before it closed ran before its bye');
+  assert.match(String(await ins(leaving, 9)), /^21 database is closed/, 'a call after the bye is refused');
+  assert.deepEqual(db.query('SELECT x FROM t ORDER BY x', [], { rowMode: 'array' }).flat(), [1, 2, 3, 6, 7, 8]);
+  await db.close();
+});
