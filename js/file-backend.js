@@ -2,8 +2,9 @@
 // ./backend.d.ts over node:fs.  A database name is a path: an absolute one
 // is used as given, a relative one is relative to `dir` (default: the
 // working directory), as better-sqlite3 and node:sqlite take it; missing
-// parent directories are created.  SQLite's journal sits next to its
-// database.
+// parent directories are created.  Symbolic links on the way are resolved
+// (physicalPath in ./file-lock.js): the database, its journal and its lock
+// live at one physical path whatever name opened it.
 //
 // One connection at a time has a database file, across connections and
 // processes: open() takes its lock (./file-lock.js), waiting up to
@@ -21,7 +22,7 @@
 
 import { SQLITE_BUSY, SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB } from './constants.js';
 import { isNode } from './platform.js';
-import { FileLock, describeOwner, readLock, ownerDead, LOCK_SUFFIX } from './file-lock.js';
+import { FileLock, lockedMessage, readLock, ownerDead, physicalPath, LOCK_SUFFIX } from './file-lock.js';
 import { DEFAULTS } from './opfs-pool.js';
 import { isStagingOf } from './transfer.js';
 
@@ -72,7 +73,12 @@ export class FileBackend {
   static async create(name, { dir = '.', lockTimeoutMs = DEFAULTS.lockTimeoutMs } = {}) {
     const mods = await nodeModules();
     const base = mods.path.resolve(dir);
-    const main = name === ':memory:' ? null : mods.path.resolve(base, name);
+    let main = null;
+    try {
+      if (name !== ':memory:') main = physicalPath(mods.fs, mods.path, name, base);
+    } catch (e) {
+      throw withCode(e, SQLITE_CANTOPEN);
+    }
     const b = new FileBackend(base, main, mods);
     try {
       mods.fs.mkdirSync(b.tempDir, { recursive: true });
@@ -89,9 +95,11 @@ export class FileBackend {
     return b;
   }
 
-  // SQLite's name of a file (xFullPathname): its absolute path.
+  // SQLite's name of a file (xFullPathname): its physical path, symbolic
+  // links resolved, so that the journal SQLite names after it sits next
+  // to the file itself.
   xFullPathname(name) {
-    return this.pathMod.resolve(this.base, name);
+    return physicalPath(this.fs, this.pathMod, name, this.base);
   }
 
   resolve(name) {
@@ -126,7 +134,7 @@ export class FileBackend {
     if (held) { held.refs++; return; }
     const lock = new FileLock(this.fs, this.os, this.pathMod, FileLock.pathOf(this.fs, this.pathMod, path));
     const holder = lock.attempt();
-    if (holder) throw withCode(new Error(`database ${path} is locked by ${describeOwner(holder)}`), SQLITE_BUSY);
+    if (holder) throw withCode(new Error(lockedMessage(path, holder)), SQLITE_BUSY);
     this.locks.set(path, { lock, refs: 1 });
   }
 

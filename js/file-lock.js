@@ -25,16 +25,21 @@
 //
 // Whether an owner is dead: on the same host (same boot and pid namespace)
 // its pid is gone (kill(pid, 0): ESRCH) or now is another process (its
-// start time differs).  Anything uncertain (another host, another
-// container) counts as alive: such a lock waits, then is SQLITE_BUSY
-// naming its owner, and is removed by hand if that owner is gone.
+// start time differs).  A worker thread's lock (Linux) names its kernel
+// thread id and start time too: it is dead when that thread of this
+// process is gone from /proc/self/task (terminate() and an uncaught
+// exception run no code of the thread, so it cannot let go itself).
+// Anything uncertain (another host, another container) counts as alive:
+// such a lock waits, then is SQLITE_BUSY naming its owner, and is removed
+// by hand if that owner is gone.
 import { SQLITE_BUSY, SQLITE_CANTOPEN } from './constants.js';
 
 export const LOCK_SUFFIX = '.tempcrypt-lock';
 export const LOCK_MAGIC = 'sqlite-tempcrypt lock 1\n';
 const TAKEOVER = '.takeover-';
 const MAX_DEPTH = 4;            // markers of markers: one level per taker that died mid-takeover
-const NEW_AGE_MS = 60 * 1000;   // a "<lock>.<...>.new" file older than this is a dead writer's
+const NEW_AGE_MS = 60 * 1000;
+const MAX_LINKS = 100;          // symbolic links on one path at most (SQLite's SQLITE_MAX_SYMLINK)   // a "<lock>.<...>.new" file older than this is a dead writer's
 const held = new Set();         // locks this process holds (released when it exits)
 let exitHook = false;
 // The holder when a lock changed hands too often to say whose it is.
@@ -46,12 +51,35 @@ function withCode(e, code) {
 
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
-// The start time of process pid (clock ticks since boot, Linux), or null.
+// The fields of /proc/<task>/stat after the command name: [0] the state,
+// [19] the start time (clock ticks since boot).
+const statFields = (stat) => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+
+// The start time of process pid (Linux), or null.
 function startTime(fs, pid) {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+    return statFields(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'))[19] ?? null;
   } catch { return null; }
+}
+
+// This thread's kernel thread id and start time when it is a worker
+// thread of this process (Linux: /proc/thread-self), else null: the main
+// thread lives as long as the process.
+function workerThread(fs) {
+  const at = readOr(() => fs.readlinkSync('/proc/thread-self'));
+  const m = at && /^(\d+)\/task\/(\d+)$/.exec(at);
+  if (!m || Number(m[1]) !== process.pid || Number(m[2]) === process.pid) return null;
+  const tstart = readOr(() => statFields(fs.readFileSync(`/proc/self/task/${m[2]}/stat`, 'utf8'))[19]);
+  return tstart ? { tid: Number(m[2]), tstart } : null;
+}
+
+// Whether worker thread `tid` of this process, started at tstart, is gone:
+// no such thread, one that is exiting (state Z or X), or another thread
+// that took its id.  Anything else (unreadable) counts as alive.
+function threadGone(fs, tid, tstart) {
+  let f;
+  try { f = statFields(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')); } catch (e) { return e.code === 'ENOENT' || e.code === 'ESRCH'; }
+  return f[0] === 'Z' || f[0] === 'X' || f[19] !== tstart;
 }
 
 function readOr(fn) {
@@ -68,9 +96,49 @@ function identity(fs, os) {
       boot: readOr(() => fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()),
       pidns: readOr(() => fs.readlinkSync('/proc/self/ns/pid')),
       start: startTime(fs, process.pid),
+      ...workerThread(fs),
     };
   }
   return self;
+}
+
+// The physical path of file `name` (relative to directory base): every
+// symbolic link on the way resolved, the file's own too, and a dangling
+// one to the name it points at (the file is made there), each ".." taken
+// from the directory reached so far, as the kernel's open() walks a path
+// and as SQLite's unix VFS makes a database's full name (unixFullPathname).
+// The database, its journal and its lock all live at this one path, so
+// that two names of one file (a link and its target) share the lock and
+// a crash's hot journal is found by whichever name opens it next.  More
+// than MAX_LINKS links (a loop) is SQLITE_CANTOPEN, as ELOOP is.
+export function physicalPath(fs, pathMod, name, base = '.') {
+  const sep = pathMod.sep;
+  const split = (p) => p.split(sep === '/' ? '/' : /[\\/]/);
+  const abs = pathMod.isAbsolute(name) ? name : pathMod.resolve(base) + sep + name;
+  let root = pathMod.parse(abs).root;
+  const pending = split(abs.slice(root.length)).reverse();
+  const done = [];
+  for (let links = 0; pending.length;) {
+    const part = pending.pop();
+    if (part === '' || part === '.') continue;
+    if (part === '..') { done.pop(); continue; }
+    const here = root + [...done, part].join(sep);
+    let target = null;
+    try {
+      if (fs.lstatSync(here).isSymbolicLink()) target = fs.readlinkSync(here);
+    } catch { /* not there (yet), or not ours to look at: the open() says */ }
+    if (target === null) { done.push(part); continue; }
+    if (++links > MAX_LINKS) {
+      throw withCode(new Error(`cannot open ${name}: more than ${MAX_LINKS} symbolic links on its path (a loop?)`), SQLITE_CANTOPEN);
+    }
+    if (pathMod.isAbsolute(target)) {
+      root = pathMod.parse(target).root;
+      done.length = 0;
+      target = target.slice(root.length);
+    }
+    pending.push(...split(target).reverse());
+  }
+  return root + done.join(sep);
 }
 
 // Whether the owner of a lock (its parsed text) is dead for sure.
@@ -86,7 +154,11 @@ export function ownerDead(fs, os, owner) {
     if (e.code !== 'EPERM') return false;   // EPERM: alive, another user's
   }
   const now = owner.start ? startTime(fs, owner.pid) : null;
-  return now !== null && now !== owner.start;   // the pid is another process now
+  if (now !== null && now !== owner.start) return true;   // the pid is another process now
+  // This very process: a lock of one of its worker threads (terminated, or
+  // ended by an exception, without closing) dies with that thread.
+  return owner.pid === me.pid && owner.start != null && owner.start === me.start &&
+    typeof owner.tid === 'number' && owner.tid !== me.tid && threadGone(fs, owner.tid, owner.tstart);
 }
 
 // The owner written in a lock file, or null when it is none of ours.
@@ -103,9 +175,21 @@ export function readLock(fs, path) {
   } catch { return null; }
 }
 
-// "process 1234 on host h (since ...)".
-export function describeOwner(owner) {
-  return `process ${owner.pid} on host ${owner.host} (since ${owner.since})`;
+// "process 1234 on host h (since ...)", naming its worker thread if it
+// is one.
+function describeOwner(owner) {
+  const thread = typeof owner.tid === 'number' ? `, worker thread ${owner.tid} (kernel thread id)` : '';
+  return `process ${owner.pid} on host ${owner.host}${thread} (since ${owner.since})`;
+}
+
+// "database <db> is locked by <owner>: <who that is>".
+export function lockedMessage(db, owner) {
+  const us = owner.pid === process.pid && owner.host === self?.host && owner.start === self?.start;
+  const who = !us ? 'another connection has it open'
+    : typeof owner.tid === 'number' ? 'a live worker thread of this process has it open; close it there first'
+      : 'this process has it open; close that connection first (a worker thread that ended without closing it, ' +
+        'on a system without /proc/thread-self, holds it until the process exits)';
+  return `database ${db} is locked by ${describeOwner(owner)}: ${who}`;
 }
 
 export class FileLock {
@@ -114,15 +198,11 @@ export class FileLock {
     Object.assign(this, { fs, os, pathMod, path, owner: null });
   }
 
-  // The lock file of database file db (a full path): next to the file it
-  // names once symbolic links are resolved, so that two names of one file
-  // share it.
+  // The lock file of database file db: next to the file it names once
+  // symbolic links are resolved (physicalPath), so that every name of one
+  // file shares it.
   static pathOf(fs, pathMod, db) {
-    let real = db;
-    try { real = fs.realpathSync(db); } catch {
-      try { real = pathMod.join(fs.realpathSync(pathMod.dirname(db)), pathMod.basename(db)); } catch { /* made later */ }
-    }
-    return real + LOCK_SUFFIX;
+    return physicalPath(fs, pathMod, db) + LOCK_SUFFIX;
   }
 
   // Take the lock of database file db, waiting up to timeoutMs for its
@@ -139,8 +219,8 @@ export class FileLock {
       }
       if (!holder) return lock;
       if (Date.now() >= deadline) {
-        throw withCode(new Error(`database ${db} is locked by ${describeOwner(holder)}: another connection has it open; ` +
-          `waited ${timeoutMs} ms (lockTimeoutMs). Its lock file is ${lock.path}`), SQLITE_BUSY);
+        throw withCode(new Error(`${lockedMessage(db, holder)}; waited ${timeoutMs} ms (lockTimeoutMs). ` +
+          `Its lock file is ${lock.path}`), SQLITE_BUSY);
       }
       await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(1, deadline - Date.now()))));
     }

@@ -167,7 +167,7 @@ export class ImportStaging {
     const flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_MAIN_DB;
     this.handle = null;
     for (let tries = 0; !this.handle; tries++) {
-      this.name = stagingName(conn.name);
+      this.name = stagingName(conn.engine.bridge.fullPathname(conn.name));
       this.path = conn.engine.bridge.fullPathname(this.name);
       if (this.io(() => this.backend.xAccess(this.path), SQLITE_CANTOPEN, 'cannot create the staging file')) {
         if (tries < 3) continue;

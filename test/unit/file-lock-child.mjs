@@ -3,6 +3,7 @@
 // what on stdout (one line each).
 //   node file-lock-child.mjs <dir> <name> hold            open; close when stdin says "close"
 //   node file-lock-child.mjs <dir> <name> crash <rows>    open, write rows in a transaction left open, wait to be killed
+//   node file-lock-child.mjs <dir> <name> rewrite        open, rewrite every row of t (larger) in a transaction left open, wait to be killed
 //   node file-lock-child.mjs <dir> <name> write <rows> <rounds>   each round: open (waiting), insert rows, close
 //   node file-lock-child.mjs <dir> <name> race <go>       when file <go> exists: one try to open; if won, hold until stdin ends
 import fs from 'node:fs';
@@ -33,6 +34,13 @@ if (mode === 'hold') {
   for (let i = 0; i < Number(a); i++) ins.run(['uncommitted', i]);
   say(`ready ${process.pid}`);
   for (;;) await sleep(1000);   // killed here, the transaction open and its journal hot
+} else if (mode === 'rewrite') {
+  // Old pages are overwritten in place (spilled from a tiny cache), as
+  // only a hot journal can undo.
+  const db = await open(name, { storage: 'file', dir });
+  db.exec("PRAGMA cache_size=2; BEGIN; UPDATE t SET who = 'uncommitted' || zeroblob(500)");
+  say(`ready ${process.pid}`);
+  for (;;) await sleep(1000);
 } else if (mode === 'write') {
   for (let round = 0; round < Number(b); round++) {
     const db = await open(name, { storage: 'file', dir, lockTimeoutMs: 60000 });

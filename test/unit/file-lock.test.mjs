@@ -260,3 +260,87 @@ test("Node's defaults: storage 'file', ':memory:', absolute and relative names, 
   assert.equal(e && e.code, C.SQLITE_CANTOPEN, String(e));
   assert.match(e.message, /cannot create the directory/);
 });
+
+test('a database opened through symbolic links (of the file and of a directory): its journal sits next to the real file, so a crash is rolled back whichever name opens it next', async () => {
+  // Regression: the lock resolved links but SQLite's path did not, so the
+  // hot journal was link.db-journal: an open of the real file never saw it
+  // (integrity_check "Rowid out of order", uncommitted rows visible).
+  const dir = freshDir('symlink-crash');
+  fs.mkdirSync(path.join(dir, 'sub'));
+  fs.symlinkSync('sub', path.join(dir, 'alias'));
+  fs.symlinkSync('alias/real.db', path.join(dir, 'link.db'));
+  const made = await openSync('sub/real.db', { storage: 'file', dir });
+  made.exec(`CREATE TABLE t(who, n);
+    INSERT INTO t WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<2000) SELECT 'committed', n FROM c`);
+  await made.close();
+  const k = child(dir, 'link.db', 'rewrite');
+  await k.line(/^ready \d+$/);
+  assert.deepEqual(fs.readdirSync(path.join(dir, 'sub')).sort(), ['real.db', 'real.db-journal', 'real.db' + LOCK_SUFFIX]);
+  assert.deepEqual(fs.readdirSync(dir).sort(), ['alias', 'link.db', 'sub'], 'nothing next to the links');
+  k.kill('SIGKILL');
+  await k.exited;
+  const db = await openSync('sub/real.db', { storage: 'file', dir, lockTimeoutMs: 30000 });
+  try {
+    assert.deepEqual(db.query('PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
+    assert.deepEqual(db.query('SELECT who, count(*) AS n FROM t GROUP BY who'), [{ who: 'committed', n: 2000 }], 'the hot journal was rolled back');
+  } finally { await db.close(); }
+  assert.deepEqual(fs.readdirSync(path.join(dir, 'sub')), ['real.db']);
+});
+
+test('a dangling symbolic link: the database is made at its target, under the target\'s lock, so an open by the target\'s name is SQLITE_BUSY; a loop of links is SQLITE_CANTOPEN', async () => {
+  // Regression: the lock was link.db's own, SQLite made real.db, and an
+  // open('real.db') took another lock: two writers, a commit lost.
+  const dir = freshDir('dangling');
+  fs.symlinkSync('real.db', path.join(dir, 'link.db'));
+  fs.symlinkSync(path.join(dir, 'made', 'later.db'), path.join(dir, 'far.db'));   // absolute, into a missing directory
+  const a = await openSync('link.db', { storage: 'file', dir, lockTimeoutMs: 0 });
+  const far = await openSync('far.db', { storage: 'file', dir, lockTimeoutMs: 0 });
+  try {
+    a.exec('CREATE TABLE t(x); INSERT INTO t VALUES (1)');
+    far.exec('CREATE TABLE u(y)');
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['far.db', 'link.db', 'made', 'real.db', 'real.db' + LOCK_SUFFIX]);
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'made')).sort(), ['later.db', 'later.db' + LOCK_SUFFIX]);
+    for (const name of ['real.db', path.join(dir, 'link.db'), 'made/later.db']) {
+      const e = await openSync(name, { storage: 'file', dir, lockTimeoutMs: 0 }).then((b) => { b.close(); return null; }, (err) => err);
+      assert.equal(e && e.code, C.SQLITE_BUSY, `${name}: ${e}`);
+    }
+    const other = await openSync('other.db', { storage: 'file', dir });
+    assert.throws(() => other.exec("ATTACH 'real.db' AS r"), (err) => err.primaryCode === C.SQLITE_BUSY || /locked/.test(err.message));
+    await other.close();
+  } finally { await a.close(); await far.close(); }
+  fs.symlinkSync('loop2.db', path.join(dir, 'loop1.db'));
+  fs.symlinkSync('loop1.db', path.join(dir, 'loop2.db'));
+  const e = await openSync('loop1.db', { storage: 'file', dir }).then(() => null, (err) => err);
+  assert.equal(e && e.code, C.SQLITE_CANTOPEN, String(e));
+  assert.match(e.message, /symbolic links/);
+});
+
+test('a worker thread that held a database and ended without closing it (terminate(), an uncaught exception): its lock is taken over, its transaction rolled back; a live thread\'s lock is not', async () => {
+  // Regression: the lock named this (live) process, so the database stayed
+  // SQLITE_BUSY "locked by process <own pid>" until the process exited.
+  const dir = freshDir('threads');
+  const { Worker } = await import('node:worker_threads');
+  const THREAD = path.join(HERE, 'file-lock-thread.mjs');
+  for (const crash of [false, true]) {
+    const w = new Worker(THREAD, { workerData: { dir, name: 'w.db', rows: 3000, crash } });
+    try {
+      const died = new Promise((resolve) => { w.on('error', resolve); w.on('exit', () => resolve(null)); });
+      await new Promise((resolve, reject) => { w.once('message', resolve); w.once('error', reject); });
+      assert.ok(fs.existsSync(path.join(dir, 'w.db-journal')), 'a hot journal');
+      if (!crash) {
+        // Alive: never taken over.
+        const e = await openSync('w.db', { storage: 'file', dir, lockTimeoutMs: 200 }).then((b) => { b.close(); return null; }, (err) => err);
+        assert.equal(e && e.code, C.SQLITE_BUSY, String(e));
+        assert.match(e.message, new RegExp(`locked by process ${process.pid} on host [^,]+, worker thread \\d+ .*a live worker thread of this process`));
+      } else {
+        assert.match(String((await died)?.message), /dies with its database open/);
+      }
+    } finally { await w.terminate(); }
+    const db = await openSync('w.db', { storage: 'file', dir, lockTimeoutMs: 0 });
+    try {
+      assert.deepEqual(db.query('PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
+      assert.deepEqual(db.query("SELECT count(*) AS n FROM t WHERE who = 'uncommitted'"), [{ n: 0 }], 'rolled back');
+      assert.equal(count(db, "SELECT count(*) AS n FROM t WHERE who = 'committed'"), crash ? 2 : 1);
+    } finally { await db.close(); }
+  }
+});
