@@ -40,6 +40,7 @@ export class Queryable {
   send(method, args, transfer) { throw new Error('abstract'); }
 
   call(method, ...args) {
+    if (this.closing) return Promise.reject(closedError());   // made after close(): never ahead of it
     if (!this.held) return this.send(method, args);
     const deadline = Date.now() + this.busyTimeoutMs;
     const retry = () => (this.held ? this.whenFree(deadline).then(retry) : this.send(method, args));
@@ -96,6 +97,7 @@ export class Queryable {
   // fn(tx) with only tx running statements until it settles (other calls
   // wait); committed when fn resolves, rolled back when it throws.
   async transaction(fn) {
+    if (this.closing) throw closedError();
     const release = await this.lock('a transaction');
     const tx = new Transaction(this);
     try {
@@ -239,6 +241,7 @@ export class AsyncDatabase extends Queryable {
   // Replace the database by an SQLite file, sent in chunks; checked and
   // copied in one transaction by the Worker (on error nothing changes).
   async import(source) {
+    if (this.closing) throw closedError();
     const release = await this.lock('an import');
     try {
       await this.send('importBegin', []);
@@ -295,7 +298,7 @@ export class AsyncDatabase extends Queryable {
   // busyTimeoutMs) for a transaction or import in progress, then closes:
   // what still holds the database then is rolled back, and its later calls
   // fail with "database is closed".  Every call of close() gets the same
-  // promise.
+  // promise; a call made after it fails as on a closed database.
   close() {
     if (!this.closing) this.closing = closeDatabase(this);
     return this.closing;

@@ -379,6 +379,22 @@ export const tests = {
     await rejects(db.query('SELECT 1'), SQLITE_MISUSE, 'closed');
   },
 
+  // A call made after close(), before it resolves, fails as on a closed
+  // database: it never runs ahead of close() (its effects would stay).
+  async callAfterClose(storage) {
+    const db = await open(`close-then-${storage}.db`, { storage });
+    await db.exec('DROP TABLE IF EXISTS c; CREATE TABLE c(x)');
+    const closing = db.close();
+    const [q, r] = await Promise.all([settles(db.query('SELECT 1 AS one')), settles(db.run('INSERT INTO c VALUES (1)'))]);
+    await closing;
+    ok(q.error && q.error.code === SQLITE_MISUSE, `a query made after close() fails with SQLITE_MISUSE: ${JSON.stringify(q)}`);
+    ok(r.error && r.error.code === SQLITE_MISUSE, `an insert made after close() fails with SQLITE_MISUSE: ${JSON.stringify(r)}`);
+    if (storage !== 'memory') {
+      const again = await open(`close-then-${storage}.db`, { storage });
+      try { eq(await again.query('SELECT count(*) AS n FROM c'), [{ n: 0 }], 'the insert made after close() did not run'); } finally { await again.close(); }
+    }
+  },
+
   async closeWithTwoExports(storage) {
     const db = await open(`close-exports-${storage}.db`, { storage });
     await db.exec(`DROP TABLE IF EXISTS e; CREATE TABLE e(b);
