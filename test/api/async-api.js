@@ -506,6 +506,14 @@ export const tests = {
       e = await rejects(db.import(bad), undefined, 'damaged page');
       ok(e.primaryCode === SQLITE_CORRUPT || e.primaryCode === SQLITE_NOTADB, `damaged page: SQLITE_CORRUPT (${e.code}: ${e.message})`);
       await intact('damaged page');
+      // One more page, counted in the header, that no b-tree uses: every
+      // read succeeds, only quick_check tells.
+      const extra = new Uint8Array(image.length + pageSize);
+      extra.set(image);
+      new DataView(extra.buffer).setUint32(28, image.length / pageSize + 1);
+      e = await rejects(db.import(extra), SQLITE_CORRUPT, 'a page never used');
+      ok(/quick_check: [^]*never used/.test(e.message), e.message);
+      await intact('a page never used');
       // Good imports from every kind of source.
       const kinds = {
         Uint8Array: () => image, Blob: () => new Blob([image]), Response: () => new Response(image),
