@@ -97,6 +97,7 @@ export class Queryable {
   // fn(tx) with only tx running statements until it settles (other calls
   // wait); committed when fn resolves, rolled back when it throws.
   async transaction(fn) {
+    if (this.closing) throw closedError();
     const release = await this.lock('a transaction');
     const tx = new Transaction(this);
     try {
@@ -239,6 +240,7 @@ export class AsyncDatabase extends Queryable {
   // Replace the database by an SQLite file, sent in chunks; checked and
   // copied in one transaction by the Worker (on error nothing changes).
   async import(source) {
+    if (this.closing) throw closedError();
     const release = await this.lock('an import');
     try {
       await this.send('importBegin', []);

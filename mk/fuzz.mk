@@ -12,8 +12,8 @@
 #
 # KNOWN_OPEN: the known open defects the fuzzer does not provoke (the
 # switches are listed in test/fuzz/program.js, KNOWN); remove a name once
-# its fix is merged.  Every one of them was seen failing on main.
-KNOWN_OPEN     ?= surrogates,nul-sql,tx-reentry,tx-atomic,collation-throw,stale-changes,close-twice,import-buffers
+# its fix is merged.  Empty: none is open.
+KNOWN_OPEN     ?=
 FUZZ_SEED      ?= 20261201
 FUZZ_BROWSERS  ?= chromium,firefox
 FUZZ_ENV        = KNOWN_OPEN=$(KNOWN_OPEN)

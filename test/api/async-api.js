@@ -452,6 +452,22 @@ export const tests = {
     } finally { await db.close(); }
   },
 
+  // A call made after close(), before it resolves, fails as on a closed
+  // database: it never runs ahead of close() (its effects would stay).
+  async callAfterClose(storage) {
+    const db = await open(`close-then-${storage}.db`, { storage });
+    await db.exec('DROP TABLE IF EXISTS c; CREATE TABLE c(x)');
+    const closing = db.close();
+    const [q, r] = await Promise.all([settles(db.query('SELECT 1 AS one')), settles(db.run('INSERT INTO c VALUES (1)'))]);
+    await closing;
+    ok(q.error && q.error.code === SQLITE_MISUSE, `a query made after close() fails with SQLITE_MISUSE: ${JSON.stringify(q)}`);
+    ok(r.error && r.error.code === SQLITE_MISUSE, `an insert made after close() fails with SQLITE_MISUSE: ${JSON.stringify(r)}`);
+    if (storage !== 'memory') {
+      const again = await open(`close-then-${storage}.db`, { storage });
+      try { eq(await again.query('SELECT count(*) AS n FROM c'), [{ n: 0 }], 'the insert made after close() did not run'); } finally { await again.close(); }
+    }
+  },
+
   async closeWithTwoExports(storage) {
     const db = await open(`close-exports-${storage}.db`, { storage });
     await db.exec(`DROP TABLE IF EXISTS e; CREATE TABLE e(b);
@@ -577,6 +593,14 @@ export const tests = {
       e = await rejects(db.import(bad), undefined, 'damaged page');
       ok(e.primaryCode === SQLITE_CORRUPT || e.primaryCode === SQLITE_NOTADB, `damaged page: SQLITE_CORRUPT (${e.code}: ${e.message})`);
       await intact('damaged page');
+      // One more page, counted in the header, that no b-tree uses: every
+      // read succeeds, only quick_check tells.
+      const extra = new Uint8Array(image.length + pageSize);
+      extra.set(image);
+      new DataView(extra.buffer).setUint32(28, image.length / pageSize + 1);
+      e = await rejects(db.import(extra), SQLITE_CORRUPT, 'a page never used');
+      ok(/quick_check: [^]*never used/.test(e.message), e.message);
+      await intact('a page never used');
       // Good imports from every kind of source.
       const kinds = {
         Uint8Array: () => image, Blob: () => new Blob([image]), Response: () => new Response(image),

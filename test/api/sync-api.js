@@ -361,6 +361,16 @@ export const tests = {
       eq(rows(), ['a', 'b', 'c'], 'a throwing collation in a transaction: the transaction was undone');
       isError(e, /flaky collation/, 'a throwing collation in a transaction');
       ok(!db.inTransaction, 'no transaction left open');
+      // fn catching that error and going on: the transaction is rolled back
+      // all the same, fn's next statement is refused (nothing in autocommit).
+      e = failure(() => db.transaction(() => {
+        db.run("INSERT INTO w VALUES ('d')");
+        try { db.run("UPDATE w SET s = s || '!' WHERE s > 'a' COLLATE flaky"); } catch { /* caught, fn goes on */ }
+        db.run("INSERT INTO w VALUES ('e')");
+      }));
+      eq(rows(), ['a', 'b', 'c'], 'a throwing collation caught inside fn: the transaction was undone all the same');
+      ok(e.code === SQLITE_ABORT_ROLLBACK, `fn's next statement is SQLITE_ABORT_ROLLBACK: ${e.code} ${e.message}`);
+      ok(!db.inTransaction, 'no transaction left open');
       // Other statements running meanwhile are not disturbed (no sqlite3_interrupt).
       const open1 = db.prepare('SELECT s FROM w ORDER BY rowid').iterate();
       eq(open1.next().value, { s: 'a' }, 'an iteration is open');

@@ -9,6 +9,11 @@ import { serve } from '../browser/server.mjs';
 import { selectEngines, launchEngine, freshProfile } from '../browser/engines.mjs';
 import { toJson, fromJson } from './program.js';
 
+// How long a call waits for a transaction (open()'s busyTimeoutMs): a
+// call on db awaited inside fn fails after it (no AsyncLocalStorage in a
+// page to fail it at once); short, so that such programs stay quick.
+const BUSY_TIMEOUT_MS = 2000;
+
 class PageSubject {
   constructor(page, watchdogMs) { this.page = page; this.watchdogMs = watchdogMs; }
   async call(msg) {
@@ -53,9 +58,9 @@ export async function browserRuns(names, { ROOT, fuzzOn, n, watchdogMs }) {
         for (const storage of storages) {
           const persistent = storage === 'opfs';
           await fuzzOn({
-            label: `${engine.name} ${storage}`, storage, persistent, subject,
+            label: `${engine.name} ${storage}`, storage, persistent, subject, inFn: 'busy',
             storageFor: (tag, name) => ({
-              options: { storage, setup }, persistent,
+              options: { storage, setup, busyTimeoutMs: BUSY_TIMEOUT_MS }, persistent,
               dispose: () => (persistent ? page.evaluate(async (nm) => {
                 const { deletePool, poolNameOf } = await import('/dist/worker.js');
                 await deletePool(await poolNameOf(nm));

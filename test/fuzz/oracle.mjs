@@ -6,13 +6,22 @@
 // the package's conventions (safe integers as numbers, blobs as
 // Uint8Array) and strings as TextEncoder would send them (lone surrogates
 // become U+FFFD), and mirrors the package's transaction, batch and import
-// rules.  What the package promises beyond better-sqlite3:
+// rules.  What the package promises beyond better-sqlite3 (docs/api.md):
+//   - SQL text with a NUL character is SQLITE_MISUSE (nothing runs);
 //   - once SQLite (or the SQL itself) ended a transaction inside fn, every
-//     later call of fn fails and transaction() rejects;
+//     later call of fn fails with SQLITE_ABORT_ROLLBACK and transaction()
+//     rejects;
+//   - a collation that throws fails its statement with SQLITE_ERROR and
+//     undoes it; a write inside a transaction rolls the transaction back
+//     (the oracle's stand-in, the function fzeq, marks that it threw);
+//   - a call outside transaction() that leaves one open (BEGIN) is rolled
+//     back and fails with SQLITE_MISUSE (its own error if it failed);
+//   - a call on db made inside fn fails at once with SQLITE_MISUSE (Node),
+//     or, awaited there, with SQLITE_BUSY after busyTimeoutMs (elsewhere;
+//     not awaited, it runs after the transaction): the op's inFn;
 //   - changes is 0 for a statement that changed nothing;
-//   - an op marked alt 'error-ok' may instead fail without any effect
-//     (run inside a savepoint here, rolled back when the subject failed).
-// Expected outcomes: { ok: value } or { err: { code } | { api } | { any } |
+//   - a call made after close() fails as on a closed database.
+// Expected outcomes: { ok: value } or { err: { code } | { api } |
 // { name } }; compare() in ./compare.js matches them.
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
@@ -59,6 +68,14 @@ function paramsO(params) {
 
 const well = (s) => s.toWellFormed();
 const err = (e) => ({ err: e });
+const SQLITE_MISUSE = 21, SQLITE_BUSY = 5, SQLITE_ABORT_ROLLBACK = 516;
+const expected = (code, what) => Object.assign(new Error(what), { expected: { code } });
+
+// SQL text as the package sends it to SQLite: one with a NUL is refused.
+function sqlText(sql) {
+  if (sql.includes('\0')) throw expected(SQLITE_MISUSE, 'SQL text contains a NUL character');
+  return well(sql);
+}
 
 export class Oracle {
   constructor(schema, codes) {
@@ -76,7 +93,9 @@ export class Oracle {
     const d = new Database(image || ':memory:');
     d.defaultSafeIntegers(true);
     d.function('fzf', { deterministic: true }, (x) => toO(fzf(fromO(x))));
-    d.function('fzeq', (a, b) => BigInt(fzeq(fromO(a), fromO(b))));
+    d.function('fzeq', (a, b) => {
+      try { return BigInt(fzeq(fromO(a), fromO(b))); } catch (e) { this.collationThrew = true; throw e; }
+    });
     d.aggregate('fzcount', { start: 0, step: (acc, x) => fzcount.step(acc, fromO(x)), result: (acc) => toO(fzcount.result(acc)) });
     return d;
   }
@@ -96,16 +115,17 @@ export class Oracle {
   }
 
   // { changes, lastInsertRowid } of the statement just run, changes 0 when
-  // it changed nothing (stale: it changed nothing, where SQLite's changes()
-  // may still hold an older count).
+  // it changed nothing (where SQLite's changes() still holds an older
+  // count).
   runInfo(before) {
     const { c, r, tc } = this.db.prepare('SELECT changes() AS c, last_insert_rowid() AS r, total_changes() AS tc').get();
-    const changed = tc !== before;
-    return { info: { changes: changed ? Number(c) : 0, lastInsertRowid: fromO(r) }, stale: !changed };
+    return { changes: tc !== before ? Number(c) : 0, lastInsertRowid: fromO(r) };
   }
   totalChanges() { return this.db.prepare('SELECT total_changes() AS tc').get().tc; }
 
-  // Run one statement: { rows, info, stale, columns, reader }.
+  // Run one statement: { rows, row, info, readonly, columns }.  A
+  // collation (fzeq) that throws in a write inside a transaction rolls the
+  // transaction back.
   statement(sql, params, { rowMode = 'object', want = 'all', stopAfter = null } = {}) {
     // better-sqlite3 binds no array to ?NNN: each becomes a ? of its own.
     const numbered = [...sql.matchAll(/\?(\d+)/g)].map((m) => Number(m[1]));
@@ -114,23 +134,28 @@ export class Oracle {
       sql = sql.replace(/\?\d+/g, '?');
       params = numbered.map((n) => params[n - 1]);
     }
-    const st = this.db.prepare(well(sql));
+    const st = this.db.prepare(sqlText(sql));
     const args = paramsO(params);
     const before = this.totalChanges();
     let rows = [], row;
-    if (st.reader) {
-      st.raw(rowMode === 'array');
-      if (want === 'get') row = st.get(...args);
-      else if (want === 'iterate') {
-        for (const r of st.iterate(...args)) { if (stopAfter !== null && rows.length >= stopAfter) break; rows.push(r); }
-      } else if (want === 'run') st.run(...args);
-      else rows = st.all(...args);
-    } else {
-      st.run(...args);
+    this.collationThrew = false;
+    try {
+      if (st.reader) {
+        st.raw(rowMode === 'array');
+        if (want === 'get') row = st.get(...args);
+        else if (want === 'iterate') {
+          for (const r of st.iterate(...args)) { if (stopAfter !== null && rows.length >= stopAfter) break; rows.push(r); }
+        } else if (want === 'run') st.run(...args);
+        else rows = st.all(...args);
+      } else {
+        st.run(...args);
+      }
+    } catch (e) {
+      if (this.collationThrew && !st.readonly && this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw e;
     }
-    const { info, stale } = this.runInfo(before);
     return {
-      rows: rows.map(rowFromO), row: row === undefined ? undefined : rowFromO(row), info, stale,
+      rows: rows.map(rowFromO), row: row === undefined ? undefined : rowFromO(row), info: this.runInfo(before),
       readonly: st.readonly, columns: st.reader ? st.columns().map((c) => c.name) : [],
     };
   }
@@ -140,35 +165,54 @@ export class Oracle {
 
   gone() { return this.txs.length > 0 && !this.db.inTransaction; }
 
-  // The outcome of one op (subject: the subject's outcome of it, for the
-  // ops whose expected outcome depends on it).
-  op(o, subject, deferred) {
+  // The outcome of one op.
+  op(o) {
     this.calls++;
-    if (this.closed && o.op !== 'close' && o.op !== 'reopen') return err({ code: 21 });
+    if (this.closed && o.op !== 'close' && o.op !== 'reopen') return err({ code: SQLITE_MISUSE });
+    if (o.inFn === 'misuse') return err({ code: SQLITE_MISUSE });
+    if (o.inFn === 'busy') return err({ code: SQLITE_BUSY });
     const t = this.txOf(o.h);
-    if (t && (t.ended || t.gone)) return err({ any: true });
-    if (t && this.gone()) { t.gone = true; return err({ any: true }); }
-    if (o.alt === 'error-ok') return this.alt(o, subject, deferred);
-    if (o.op === 'tx') return this.transaction(o);
-    try {
-      return { ok: this.perform(o, deferred) };
-    } catch (e) {
-      return err(this.expectError(e));
+    if (t && t.ended) return err({ code: SQLITE_MISUSE });
+    if (t && (t.gone || this.gone())) {
+      t.gone = true;
+      const e = this.goneError(o);
+      if (e) return err(e);
     }
+    if (o.op === 'tx') return this.transaction(o);
+    let out;
+    try {
+      out = { ok: this.perform(o) };
+    } catch (e) {
+      out = err(this.expectError(e));
+    }
+    // A call outside transaction() may not leave one open.
+    if (this.txs.length === 0 && !this.closed && this.db.inTransaction) {
+      this.db.exec('ROLLBACK');
+      if ('ok' in out) out = err({ code: SQLITE_MISUSE });
+    }
+    return out;
   }
 
-  // An op that may also fail without effect: run in a savepoint.
-  alt(o, subject, deferred) {
-    const sp = `fz_alt_${this.calls}`;
-    this.db.exec(`SAVEPOINT ${sp}`);
-    let out;
-    try { out = { ok: this.perform(o, deferred) }; } catch (e) { out = err(this.expectError(e)); }
-    if (subject && subject.err) {
-      try { this.db.exec(`ROLLBACK TO ${sp}`); } catch { /* gone with the transaction */ }
-      out = err({ any: true });
+  // The error of a call of fn once its transaction is gone: a statement
+  // is refused (SQLITE_ABORT_ROLLBACK) when it would start, after the SQL
+  // was checked and prepared; prepare() and finalize() run no statement
+  // (null: they run).
+  goneError(o) {
+    const refused = { code: SQLITE_ABORT_ROLLBACK };
+    const prepared = (sql) => {
+      try { this.db.prepare(sqlText(sql)); } catch (e) { return this.expectError(e); }
+      return refused;
+    };
+    switch (o.op) {
+      case 'prepare': case 'finalize': return null;
+      case 'exec': return o.sql.includes('\0') ? { code: SQLITE_MISUSE } : refused;
+      case 'batch': return o.entries.length === 1 ? prepared(o.entries[0][2] || o.entries[0][0]) : refused;
+      case 'run': case 'query': case 'iterate': return prepared(o.osql || o.sql);
+      case 'srun': case 'sget': case 'sall': case 'siterate':
+        try { this.slotSql(o.slot); } catch (e) { return this.expectError(e); }
+        return refused;
+      default: return refused;
     }
-    try { this.db.exec(`RELEASE ${sp}`); } catch { /* gone with the transaction */ }
-    return out;
   }
 
   slotSql(name) {
@@ -178,23 +222,23 @@ export class Oracle {
     return s.osql || s.sql;
   }
 
-  perform(o, deferred) {
+  perform(o) {
     const p = o.params === undefined ? undefined : dec(o.params);
     switch (o.op) {
-      case 'exec': this.db.exec(well(o.osql || o.sql)); return undefined;
-      case 'run': { const r = this.statement(o.osql || o.sql, p, { want: 'run' }); return this.withStale(r.info, r.stale); }
+      case 'exec': this.db.exec(sqlText(o.osql || o.sql)); return undefined;
+      case 'run': return this.statement(o.osql || o.sql, p, { want: 'run' }).info;
       case 'query': return this.statement(o.osql || o.sql, p, { rowMode: o.rowMode }).rows;
       case 'iterate': return this.statement(o.osql || o.sql, p, { rowMode: o.rowMode, want: 'iterate', stopAfter: o.stopAfter }).rows;
       case 'batch': return this.batch(o);
       case 'prepare': {
         delete this.slots[o.slot];
-        const st = this.db.prepare(well(o.osql || o.sql));
+        const st = this.db.prepare(sqlText(o.osql || o.sql));
         const t = this.txOf(o.h);
         this.slots[o.slot] = { sql: o.sql, osql: o.osql, owner: t };
         if (t) t.slots.push(o.slot);
         return st.reader ? st.columns().map((c) => c.name) : [];
       }
-      case 'srun': { const r = this.statement(this.slotSql(o.slot), p, { want: 'run' }); return this.withStale(r.info, r.stale); }
+      case 'srun': return this.statement(this.slotSql(o.slot), p, { want: 'run' }).info;
       case 'sget': return this.statement(this.slotSql(o.slot), p, { rowMode: o.rowMode, want: 'get' }).row;
       case 'sall': return this.statement(this.slotSql(o.slot), p, { rowMode: o.rowMode }).rows;
       case 'siterate': return this.statement(this.slotSql(o.slot), p, { want: 'iterate', stopAfter: o.stopAfter }).rows;
@@ -239,11 +283,6 @@ export class Oracle {
     this.db.exec('DROP TABLE fz_rowid');
   }
 
-  withStale(info, stale) {
-    if (stale) Object.defineProperty(info, 'stale', { value: true, enumerable: false });
-    return info;
-  }
-
   // Closing rolls back an open transaction and kills every statement.
   shut() {
     if (this.closed) return;
@@ -266,7 +305,11 @@ export class Oracle {
     this.db.exec(`SAVEPOINT ${name}`);
     return {
       commit: () => this.db.exec(`RELEASE ${name}`),
-      rollback: () => { this.db.exec(`ROLLBACK TO ${name}`); this.db.exec(`RELEASE ${name}`); },
+      rollback: () => {
+        if (!this.db.inTransaction) return;   // the whole transaction is gone
+        this.db.exec(`ROLLBACK TO ${name}`);
+        this.db.exec(`RELEASE ${name}`);
+      },
     };
   }
 
@@ -277,7 +320,6 @@ export class Oracle {
       for (const [sql, params, osql] of o.entries.map(([a, b, c]) => [a, dec(b), c])) {
         const r = this.statement(osql || sql, params, { rowMode: o.rowMode });
         out.push({ rows: r.rows, ...(r.readonly ? { changes: 0, lastInsertRowid: 0 } : r.info) });
-        if (!r.readonly && r.stale) Object.defineProperty(out[out.length - 1], 'stale', { value: true, enumerable: false });
       }
     } catch (e) {
       end.rollback();
@@ -287,7 +329,7 @@ export class Oracle {
     return out;
   }
 
-  // The API's transaction(fn): fn's groups through the subject's outcomes.
+  // The API's transaction(fn): fn's groups, then its end.
   transaction(o) {
     const t = { txh: o.txh, slots: [], gone: false, ended: false, deferred: [] };
     const end = this.begin(`fz_sp_${this.txs.length}`);
@@ -306,12 +348,12 @@ export class Oracle {
     }
     const gone = t.gone || (!this.db.inTransaction);
     let result;
-    if (gone) result = err({ any: true });
+    if (gone) result = err(error || { code: SQLITE_ABORT_ROLLBACK });   // fn's own error, else the commit refused
     else if (error) { end.rollback(); result = err(error); } else {
       try { end.commit(); result = { ok: 'done' }; } catch (e) { result = err(this.expectError(e)); }
     }
     // Calls on db made inside fn and not awaited there run now.
-    for (const d of t.deferred) this.record(d, this.op(d, this.subject[d.id], null));
+    for (const d of t.deferred) this.record(d, this.op(d));
     return result;
   }
 
@@ -320,19 +362,18 @@ export class Oracle {
   runGroup(group, deferred) {
     let first = null;
     for (const o of group) {
-      if (o.awaitIt === false && deferred) { deferred.push(o); continue; }
-      const out = this.op(o, this.subject[o.id], deferred);
+      if (o.inFn === 'after' && deferred) { deferred.push(o); continue; }
+      const out = this.op(o);
       this.record(o, out);
-      if (out.err && !first) first = out.err;
+      if (out.err && !first && o.awaitIt !== false) first = out.err;   // fn does not see a call it did not await
     }
     return first;
   }
 
   record(o, out) { this.expected[o.id] = out; }
 
-  // The expected outcomes of a top-level group, given the subject's.
-  group(group, subjectOutcomes) {
-    this.subject = subjectOutcomes;
+  // The expected outcomes of a top-level group.
+  group(group) {
     this.expected = {};
     this.runGroup(group, null);
     return this.expected;

@@ -15,9 +15,13 @@
 //   tx {txh, groups, end: 'commit' | 'throw'}   (fn's ops; nested: savepoint)
 //   export {slot, stream}  import {from: slot | 'garbage', how}  close  reopen
 // An op may carry osql (the oracle's SQL where ours uses a collation the
-// oracle lacks), awaitIt: false (a call on db inside a transaction's fn,
-// not awaited there: it runs after the transaction) and alt: 'error-ok'
-// (an error that changes nothing is an acceptable outcome too).
+// oracle lacks) and, for a call on db made inside a transaction's fn,
+// awaitIt (false: not awaited there) and inFn: what the package does with
+// it (docs/api.md, "Batches and transactions"): 'misuse' (Node, where
+// AsyncLocalStorage tells: it fails at once with SQLITE_MISUSE, awaited or
+// not), 'busy' (elsewhere, awaited: it waits for fn, which waits for it,
+// and fails with SQLITE_BUSY after busyTimeoutMs) or 'after' (elsewhere,
+// not awaited: it runs after the transaction).
 
 // ---- seeded randomness (mulberry32)
 export function rng(seed) {
@@ -91,18 +95,10 @@ export const toJson = (v) => JSON.stringify(enc(v));
 export const fromJson = (s) => dec(JSON.parse(s));
 
 // ---- known open defects: each switch stops the generator from making
-// the programs that show one (the lead turns a switch off when its fix
-// is merged; KNOWN_OPEN in mk/fuzz.mk lists the ones still open).
-export const KNOWN = {
-  surrogates: 'a lone UTF-16 surrogate in SQL text or a value swallows the next character',
-  'nul-sql': 'a NUL character in SQL text spins for ever',
-  'tx-reentry': 'a call on db (not tx) awaited inside transaction(fn) hangs',
-  'tx-atomic': 'after SQLite ends a transaction inside fn, later statements commit in autocommit',
-  'collation-throw': "a throwing collation leaves the statement's changes",
-  'stale-changes': 'changes is stale for statements that change nothing',
-  'close-twice': 'a second close() issued while the first runs never settles',
-  'import-buffers': "import() from a ReadableStream empties the caller's buffers (a Worker's transfer)",
-};
+// the programs that show one (KNOWN_OPEN in mk/fuzz.mk lists the ones
+// still open; a switch is deleted once its fix is merged).  None is open
+// now.
+export const KNOWN = {};
 
 // ---- values
 const EDGE_INTS = [0, 1, -1, 2 ** 31 - 1, -(2 ** 31), 2 ** 32, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, 42];
@@ -110,14 +106,14 @@ const EDGE_BIGS = [(1n << 63n) - 1n, -(1n << 63n), 2n ** 53n, 2n ** 53n + 1n, -(
 const FLOATS = [0.5, -0, NaN, Infinity, -Infinity, 1e308, 5e-324, Math.PI, -2.5, 2 ** 53, 1e20];
 const CHARS = ['a', 'b', 'Z', ' ', "'", '"', ';', '%', 'é', '✓', '\u{1F600}', '\u00ff', '!', '\n', '\t', '?', ':x', '\\'];
 
-// A random string: short, unicode, quotes, and (unless known open) lone
-// surrogates; nul: may hold NUL characters.
+// A random string: short, unicode, quotes, lone surrogates; nul: may hold
+// NUL characters.
 function randString(r, known, { nul = true, max = 12, bang = 0.08 } = {}) {
   const n = r.int(max + 1);
   let s = '';
   for (let i = 0; i < n; i++) {
     const k = r.int(100);
-    if (k < 4 && !known.has('surrogates')) s += r.pick(['\uD800', '\uDBFF', '\uDC00', '\uDFFF', '\uD83D']);
+    if (k < 4) s += r.pick(['\uD800', '\uDBFF', '\uDC00', '\uDFFF', '\uD83D']);
     else if (k < 7 && nul) s += '\0';
     else s += r.pick(CHARS);
   }
@@ -153,9 +149,10 @@ export function randValue(r, known) {
 // collation fzthrow and the function fzf throw.
 const wString = (r, known) => randString(r, known, { max: 6, bang: 0.15, nul: false });
 
-// A string literal for SQL text: quotes doubled, as users escape them.
+// A string literal for SQL text: quotes doubled, as users escape them (a
+// NUL in it makes the SQL text SQLITE_MISUSE).
 function literal(r, known) {
-  const s = randString(r, known, { nul: !known.has('nul-sql'), max: 10, bang: 0.05 });
+  const s = randString(r, known, { max: 10, bang: 0.05 });
   return `'${s.replace(/'/g, "''")}'`;
 }
 
@@ -180,11 +177,11 @@ function writeStmt(r, known, inTx) {
     [2, () => ({ sql: 'UPDATE t SET b = fzf(b) WHERE id % 2 = ?', params: [r.int(2)] })],
     [2, () => ({ sql: 'DELETE FROM t WHERE id = ?', params: [r.int(8)] })],
     [3, () => ({ sql: `INSERT ${r.pick(['', 'OR REPLACE ', 'OR IGNORE '])}INTO u VALUES (?, ?)`, params: [r.pick(KEYS), v()] })],
-    [!known.has('tx-atomic') && inTx ? 2 : 0, () => ({ sql: 'INSERT OR ROLLBACK INTO u VALUES (?, ?)', params: [r.pick(KEYS), v()] })],
+    [inTx ? 2 : 0, () => ({ sql: 'INSERT OR ROLLBACK INTO u VALUES (?, ?)', params: [r.pick(KEYS), v()] })],
     [3, () => ({ sql: 'INSERT INTO w(s) VALUES (?)', params: [wString(r, known)] })],
     [2, () => ({ sql: `INSERT INTO w(s) VALUES (${literal(r, known)})` })],
-    [!known.has('collation-throw') ? 2 : 0, () => ({
-      sql: 'UPDATE w SET n = n + 1 WHERE s COLLATE fzthrow = ?', osql: "UPDATE w SET n = n + 1 WHERE CASE WHEN typeof(s) = 'text' THEN fzeq(s, ?) ELSE 0 END", params: [wString(r, known) + (r.chance(0.3) ? '!' : '')],
+    [2, () => ({
+      sql: 'UPDATE w SET n = n + 1 WHERE s COLLATE fzthrow = ?', osql: "UPDATE w SET n = n + 1 WHERE CASE WHEN typeof(s) = 'text' AND typeof(?1) IN ('text', 'integer', 'real') THEN fzeq(s, CAST(?1 AS TEXT)) ELSE s = ?1 END", params: [wString(r, known) + (r.chance(0.3) ? '!' : '')],
     })],
     [1, () => ({ sql: 'INSERT INTO t(c) VALUES (zeroblob(?))', params: [r.int(70000)] })],
     [1, () => ({ sql: `CREATE TABLE IF NOT EXISTS x${r.int(3)}(v)` })],
@@ -228,7 +225,7 @@ function readStmt(r, known) {
     [1, () => ({ sql: 'SELECT 1 AS one; -- a comment' })],
     [1, () => ({ sql: 'SELECT ?, ? AS two', params: [v()] })],
     [1, () => ({ sql: 'SELECT :x AS x', params: {} })],
-    [!known.has('nul-sql') ? 1 : 0, () => ({ sql: 'SELECT 1 AS one\0 junk', alt: 'error-ok' })],
+    [1, () => ({ sql: 'SELECT 1 AS one\0 junk' })],
   ])();
 }
 
@@ -254,14 +251,12 @@ class Gen {
     const kind = r.weighted([[3, 'run'], [4, 'query'], [1, 'exec']]);
     const out = this.op({ op: kind, h, sql: s.sql });
     if (s.osql) out.osql = s.osql;
-    if (s.alt) out.alt = s.alt;
     if (kind !== 'exec') out.params = enc(s.params);
     if (kind === 'query') out.rowMode = r.pick(['object', 'array']);
     if (kind === 'exec') {
       // exec takes SQL only: a script of one to three statements.
       out.sql = Array.from({ length: 1 + r.int(3) }, () => scriptStmt(r, this.known, inTx)).join('; ');
       delete out.osql;
-      delete out.alt;
     }
     return out;
   }
@@ -275,7 +270,7 @@ class Gen {
       [10, 'stmt'], [2, 'batch'], [2, 'iterate'], [3, 'prepare'], [mine.length ? 5 : 0, 'slot'],
       [depth < 2 ? 2 : 0, 'tx'], [!inTx ? 1 : 0, 'export'], [!inTx && images.length ? 1 : 0, 'import'],
       [!inTx && last ? 0.5 : 0, 'import-garbage'],
-      [inTx && !this.known.has('tx-atomic') ? 0.3 : 0, 'end-tx-by-sql'],
+      [inTx ? 0.3 : 0, 'end-tx-by-sql'],
     ]);
     switch (kind) {
       case 'stmt': return this.stmtOp(h, inTx);
@@ -315,9 +310,9 @@ class Gen {
         return this.op({ op: 'export', h, slot, stream: r.chance(0.5) });
       }
       case 'import':
-        return this.op({ op: 'import', h, from: r.pick(images), how: r.pick(this.known.has('import-buffers') ? ['bytes', 'chunks', 'blob'] : ['bytes', 'stream', 'chunks', 'blob']) });
+        return this.op({ op: 'import', h, from: r.pick(images), how: r.pick(['bytes', 'stream', 'chunks', 'blob']) });
       case 'import-garbage':
-        return this.op({ op: 'import', h, from: 'garbage', how: r.pick(this.known.has('import-buffers') ? ['bytes', 'blob'] : ['bytes', 'stream']) });
+        return this.op({ op: 'import', h, from: 'garbage', how: r.pick(['bytes', 'stream', 'chunks', 'blob']) });
       case 'end-tx-by-sql':
         return this.op({ op: 'exec', h, sql: r.pick(['ROLLBACK', 'COMMIT']) });
       default: throw new Error(kind);
@@ -338,10 +333,11 @@ class Gen {
     const groups = [];
     const n = 1 + r.int(4);
     for (let i = 0; i < n; i++) groups.push(this.group(txh, true, depth + 1, i === n - 1));
-    // Calls on db from inside fn (not through tx).
+    // A call on db from inside fn (not through tx).
     if (depth === 0 && r.chance(0.25)) {
       const o = this.stmtOp('db', false);
-      if (!this.known.has('tx-reentry') && r.chance(0.5)) { o.awaitIt = true; o.alt = 'error-ok'; } else o.awaitIt = false;
+      o.awaitIt = r.chance(0.5);
+      o.inFn = this.o.inFn === 'misuse' ? 'misuse' : o.awaitIt ? 'busy' : 'after';
       groups.push([o]);
     }
     // Statements prepared on tx are finalized when it ends.
@@ -367,8 +363,12 @@ class Gen {
     // A call on db left running by a transaction's fn starts after the
     // transaction; calls issued after the transaction in the same group
     // were queued before it: keep such a transaction last in its group.
+    // One that waits busyTimeoutMs for fn makes every call queued with it
+    // wait as long: keep such a transaction alone in its group.
     ops.forEach((o, i) => {
-      if (o.op === 'tx' && i < ops.length - 1) o.groups = o.groups.filter((g) => !g.some((x) => x.awaitIt === false));
+      if (o.op !== 'tx') return;
+      const drop = (x) => (x.inFn === 'after' && i < ops.length - 1) || (x.inFn === 'busy' && ops.length > 1);
+      o.groups = o.groups.filter((g) => !g.some(drop));
     });
     this.fresh = saved;
     return ops;
@@ -382,7 +382,7 @@ class Gen {
     }
     if (this.r.chance(0.3)) {
       const g = [this.op({ op: 'close', h: 'db' })];
-      if (!this.known.has('close-twice') && this.r.chance(0.5)) g.push(this.op({ op: 'close', h: 'db' }));
+      if (this.r.chance(0.5)) g.push(this.op({ op: 'close', h: 'db' }));
       if (this.r.chance(0.5)) g.push(this.op({ op: 'query', h: 'db', sql: 'SELECT 1 AS one', params: enc(undefined), rowMode: 'object' }));
       groups.push(g);
     }
@@ -391,9 +391,11 @@ class Gen {
 }
 
 // The program of seed: options.persistent (the storage keeps the file:
-// reopen ops), options.groups (how many top-level groups).
+// reopen ops), options.groups (how many top-level groups), options.inFn
+// ('misuse' in Node, 'busy' elsewhere: what a call on db made inside fn
+// does, see the top of this file).
 export function generate(seed, known = new Set(), options = {}) {
-  const g = new Gen(seed, known, options);
+  const g = new Gen(seed, known, { ...options, inFn: options.inFn ?? 'misuse' });
   const r = rng(seed ^ 0x5bd1e995);
   return { seed, groups: g.program(options.groups ?? 4 + r.int(10)) };
 }

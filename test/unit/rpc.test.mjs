@@ -132,3 +132,31 @@ test("the owner's queue at close: its own calls made before run, another tab's a
   assert.deepEqual(db.query('SELECT x FROM t ORDER BY x', [], { rowMode: 'array' }).flat(), [1, 2, 3, 6, 7, 8]);
   await db.close();
 });
+
+test('the queue of several sessions (js/hub.js): a call waiting for another session\'s transaction is SQLITE_BUSY after its busyTimeoutMs; the holder goes on, and the waiter runs once it let go', async () => {
+  const { Hub } = await import('../../dist/hub.js');
+  const { open: openSync } = await import('../../dist/worker.js');
+  const db = await openSync('hub-busy.db', { storage: 'memory' });
+  const hub = new Hub(db);
+  try {
+    const a = hub.join('a', { busyTimeoutMs: 5000 }), b = hub.join('b', { busyTimeoutMs: 150 });
+    await hub.submit(a, 'exec', ['CREATE TABLE t(x)']);
+    await hub.submit(a, 'txBegin', []);
+    await hub.submit(a, 'run', ['INSERT INTO t VALUES (1)']);
+    const t0 = Date.now();
+    const waited = await Promise.race([
+      hub.submit(b, 'query', ['SELECT count(*) AS n FROM t']).then(() => 'ran inside the other transaction', (e) => e),
+      new Promise((r) => setTimeout(() => r('still waiting after 3 s'), 3000)),
+    ]);
+    assert.ok(waited instanceof Error && waited.code === C.SQLITE_BUSY, `SQLITE_BUSY, not: ${waited}`);
+    assert.match(waited.message, /150 ms .*a transaction/);
+    assert.ok(Date.now() - t0 >= 140, 'not before busyTimeoutMs');
+    await hub.submit(a, 'run', ['INSERT INTO t VALUES (2)']);
+    const later = hub.submit(b, 'query', ['SELECT count(*) AS n FROM t']);
+    await hub.submit(a, 'txEnd', [true]);
+    assert.deepEqual(await later, [{ n: 2 }], 'the waiter runs after the commit');
+  } finally {
+    await hub.close();
+    await db.close();
+  }
+});

@@ -109,6 +109,22 @@ describe('the OPFS pool', () => {
     assert.equal(ah.writes, writes);
   });
 
+  test('a header write that fails leaves the file free for the next open', async () => {
+    const ah = fakeHandle();
+    const write = ah.write;
+    let fail = false;
+    ah.write = (b, o) => {
+      if (fail) { fail = false; throw new DOMException('quota test', 'QuotaExceededError'); }
+      return write(b, o);
+    };
+    const pool = await fakePool('h', 1, ah);
+    fail = true;
+    thrown(() => pool.xOpen('/a.db', NEW_DB));
+    assert.equal(pool.free.length, 1, 'the file is free again');
+    assert.equal(pool.xOpen('/b.db', NEW_DB).name, '/b.db', 'and the next open gets it');
+    await pool.close();
+  });
+
   test('a short write (Firefox over its quota) is SQLITE_FULL', async () => {
     const ah = fakeHandle();
     const write = ah.write;
