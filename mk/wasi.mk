@@ -190,7 +190,7 @@ WASI_RUNTIMES ?=
 test-wasi: wasi-tests
 	TEMPCRYPT_WASI_BUILD=$(WASI) TEMPCRYPT_NATIVE_BUILD=$(NATIVE) TEMPCRYPT_WASMTIME=$(WASMTIME) \
 	    $(if $(WASI_RUNTIMES),TEMPCRYPT_WASI_RUNTIMES=$(WASI_RUNTIMES)) \
-	    $(WASI_NODE) --test $(sort $(wildcard test/wasi/*.test.mjs))
+	    $(WASI_NODE) --test --test-concurrency=2 $(sort $(wildcard test/wasi/*.test.mjs))
 
 TEST_TARGETS += test-wasi
 
