@@ -7,7 +7,7 @@
 import { SqliteError, closedError } from './errors.js';
 import { SQLITE_MISUSE, SQLITE_BUSY } from './constants.js';
 import { importFrom, pageStream } from './transfer.js';
-import { AsyncLocalStorage } from './platform.js';
+import { AsyncLocalStorage, limitTimer } from './platform.js';
 import {
   rows, rowOf, messageOf, wireArgs, callOptions, statementArgs, checkTimeoutMs, QUERYABLE, DATABASE, STATEMENT, TEMPCRYPT,
   CALL, ASYNC, BUSY_TIMEOUT_MS,
@@ -62,7 +62,7 @@ export class Queryable {
       let timer;
       const expired = left <= 0 || await Promise.race([
         this.held.then(() => false),
-        new Promise((resolve) => { timer = setTimeout(() => resolve(true), left); }),
+        new Promise((resolve) => { timer = limitTimer(() => resolve(true), left); }),
       ]).finally(() => clearTimeout(timer));
       if (expired && this.held) {
         throw new SqliteError(`database is busy: waited ${this.busyTimeoutMs} ms (busyTimeoutMs) for ${why} to end; ` +

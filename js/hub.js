@@ -10,6 +10,7 @@
 // ./rpc.js's; the tabs and how calls reach this queue are ./tabs.js's.
 import { SqliteError, closedError } from './errors.js';
 import { SQLITE_BUSY } from './constants.js';
+import { limitTimer } from './platform.js';
 import { Session, HANDLERS, AT_ONCE } from './rpc.js';
 
 export class Hub {
@@ -60,9 +61,7 @@ export class Hub {
     if (!this.holder) return;
     for (const job of this.queue) {
       if (job.timer || job.s === this.holder || job.end) continue;
-      const ms = job.s.busyTimeoutMs;
-      if (ms === Infinity) continue;
-      job.timer = setTimeout(() => this.expire(job), ms);
+      job.timer = limitTimer(() => this.expire(job), job.s.busyTimeoutMs);
     }
   }
 

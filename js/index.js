@@ -19,8 +19,8 @@ export * from './constants.js';
 export { Queryable, Transaction, AsyncDatabase as Database, AsyncStatement as Statement } from './async-database.js';
 
 // Open a database.  storage: 'opfs' (default in a browser; an error where
-// OPFS is unusable), 'memory' (default in Node), 'file' (Node) or 'auto'
-// (OPFS, else memory); db.storage says which.  An OPFS database is shared
+// OPFS is unusable), 'file' (default in Node; ':memory:' is 'memory'),
+// 'memory' or 'auto' (OPFS, else memory); db.storage says which.  An OPFS database is shared
 // by the tabs that open it (./tabs.js; db.owner says which tab runs it);
 // with tabs: 'exclusive', or while a worker holds it without sharing, it
 // rejects with an SqliteError (code SQLITE_BUSY) after lockTimeoutMs.

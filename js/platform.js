@@ -3,4 +3,9 @@
 export const isNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
 // Node's AsyncLocalStorage (no import of a node: module, so that bundlers
 // for the browser see none); undefined elsewhere.
+// setTimeout(fn, ms) for a limit that may be Infinity or more than timers
+// take (2^31-1 ms; setTimeout would fire at once): no timer then.  Returns
+// what clearTimeout takes.
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+export const limitTimer = (fn, ms) => (ms > MAX_TIMER_MS ? null : setTimeout(fn, ms));
 export const AsyncLocalStorage = isNode ? globalThis.process.getBuiltinModule?.('node:async_hooks')?.AsyncLocalStorage : undefined;

@@ -9,7 +9,7 @@
 import { SqliteError, closedError } from './errors.js';
 import { SQLITE_MISUSE, SQLITE_ABORT } from './constants.js';
 import { EXPORT_PAGES_SQL } from './transfer.js';
-import { METHODS, CALL, STATEMENT, TEMPCRYPT, messageOf } from './methods.js';
+import { METHODS, CALL, STATEMENT, TEMPCRYPT, BUSY_TIMEOUT_MS, messageOf } from './methods.js';
 
 // The handlers of the messages the hand-written main-thread methods send
 // (their names are in the rows' `async` lists): (session, ...args) -> result.
@@ -88,7 +88,7 @@ export const AT_ONCE = new Set(['timeoutMs']);
 // if it cannot write).  Any other message's outcome is unknown then.
 export const REPLAY = {
   files: 'again', heapSize: 'again', export: 'again', prepare: 'again', exportOpen: 'again',
-  'tempcrypt.stats': 'again', 'tempcrypt.setEnabled': 'again', timeoutMs: 'again',
+  'tempcrypt.stats': 'again', 'tempcrypt.setEnabled': 'again', 'tempcrypt.budget': 'again', timeoutMs: 'again',
   query: 'if-readonly', run: 'if-readonly', cursorOpen: 'if-readonly',
   'stmt.run': 'if-readonly', 'stmt.get': 'if-readonly', 'stmt.all': 'if-readonly', stmtOpen: 'if-readonly',
 };
@@ -110,7 +110,7 @@ export class Session {
     this.staging = null;      // the import in progress
     this.exportCursor = null; // the cursor of the export in progress
     this.txDepth = 0;         // transactions (and savepoints) begun by txBegin
-    this.busyTimeoutMs = 5000;
+    this.busyTimeoutMs = BUSY_TIMEOUT_MS;
     this.timeoutMs = undefined;
     this.ended = false;
   }

@@ -6,6 +6,7 @@ import { REPLAY, unknownOutcome } from './rpc.js';
 import { SqliteError, closedError, fromWire } from './errors.js';
 import { SQLITE_ABORT, SQLITE_ABORT_ROLLBACK, SQLITE_BUSY, SQLITE_MISUSE } from './constants.js';
 import { uncloneable } from './client.js';
+import { limitTimer } from './platform.js';
 
 // The names of a database's channel and Web Locks (pool: its OPFS pool).
 export const CHANNEL = 'sqlite-tempcrypt:';           // + pool
@@ -198,7 +199,7 @@ export class TabClient {
   // Wait for an owner: at most lockTimeoutMs + busyTimeoutMs.
   wait(c) {
     const ms = this.lockTimeoutMs + this.sessionOptions.busyTimeoutMs;
-    c.timer = setTimeout(() => {
+    c.timer = limitTimer(() => {
       const at = this.waiting.indexOf(c);
       if (at < 0) return;
       this.waiting.splice(at, 1);
@@ -260,5 +261,4 @@ export class TabClient {
     if (c.method === 'importEnd' || c.method === 'importChunk') this.importing = false;
     c.reject(e);
   }
-
 }

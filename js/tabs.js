@@ -50,6 +50,7 @@ import { BUSY_TIMEOUT_MS } from './methods.js';
 import { DEFAULTS } from './opfs-pool.js';
 import { uncloneable } from './client.js';
 import { TabClient, holdLock, watchLock, MOVED, CHANNEL, OWNER_LOCK, TAB_LOCK } from './tab-client.js';
+import { limitTimer } from './platform.js';
 
 export { CHANNEL, OWNER_LOCK, TAB_LOCK };
 export const TABS = ['shared', 'exclusive'];
@@ -331,7 +332,7 @@ class SharedLink extends TabClient {
     } else if (this.owner && !this.leaving.has(this.owner.id)) {
       // End this tab's session at the owner (what it held is rolled back).
       const bye = new Promise((resolve, reject) => this.dispatch({ method: 'bye', args: [], resolve, reject }));
-      const timer = new Promise((r) => setTimeout(r, this.sessionOptions.busyTimeoutMs + 1000));
+      const timer = new Promise((r) => limitTimer(r, this.sessionOptions.busyTimeoutMs + 1000));
       await Promise.race([bye.catch(() => {}), timer]);
     }
     this.closed = true;

@@ -397,6 +397,21 @@ export const tests = {
     } finally { await db.close(); }
   },
 
+  // busyTimeoutMs: Infinity is no limit: a call waits for a transaction as
+  // long as it takes (it used to fail at once: setTimeout(fn, Infinity)
+  // fires after 1 ms).
+  async busyTimeoutInfinity(storage) {
+    const db = await open(`busy-inf-${storage}.db`, { storage, busyTimeoutMs: Infinity });
+    try {
+      await db.exec('DROP TABLE IF EXISTS b; CREATE TABLE b(x)');
+      const tx = db.transaction(async (t) => { await sleep(400); await t.run('INSERT INTO b VALUES (1)'); });
+      const other = await settles(db.query('SELECT count(*) AS n FROM b'), 10000);
+      await tx;
+      ok(!other.pending && !other.error, `a call waiting for the transaction gets its answer: ${JSON.stringify(other.error ? other.error.message : other)}`);
+      eq(other.value, [{ n: 1 }], 'after the commit');
+    } finally { await db.close(); }
+  },
+
   // A transaction left open by a call (raw BEGIN, as Drizzle's sqlite-proxy
   // sends it) would capture every other caller's writes until it ends: the
   // call is rolled back and refused.
