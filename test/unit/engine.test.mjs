@@ -289,6 +289,25 @@ describe('the memory tier: tempBudget, tempcrypt.budget(), its statistics', () =
     } finally { await db.close(); }
   });
 
+  // A TEMP table dropped gives its blocks back: the TEMP database keeps no
+  // freed pages (auto_vacuum), so they do not hold the budget for the
+  // connection's lifetime and starve later temp files (a later sort used
+  // to spill all of it).
+  test('a dropped TEMP table gives the memory tier its budget back', async () => {
+    const budget = 2 * 1024 * 1024;
+    const db = await openSync('tier-drop.db', { storage: 'memory', tempBudget: budget });
+    try {
+      db.exec(`CREATE TABLE m(b BLOB); INSERT INTO m WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<3000) SELECT randomblob(400) FROM c`);
+      db.exec(`PRAGMA temp_store=FILE; PRAGMA temp.cache_size=4; PRAGMA cache_size=4;
+        CREATE TEMP TABLE y AS SELECT * FROM m; DROP TABLE y`);
+      const after = db.tempcrypt.stats();
+      assert.ok(after.nMemPeak >= 1000000, `the temp table was in the tier: ${after.nMemPeak}`);
+      assert.ok(after.nMemBytes < 64 * 1024, `bytes still held after DROP TABLE: ${after.nMemBytes}`);
+      db.exec('SELECT count(*) FROM (SELECT b FROM m ORDER BY b)');
+      assert.equal(db.tempcrypt.stats().nSpilled - after.nSpilled, 0, 'a later sort of the same size spilled');
+    } finally { await db.close(); }
+  });
+
   test('the budget is per database (each has its own SQLite instance)', async () => {
     const a = await openSync('tier-a.db', { storage: 'memory', tempBudget: 4096 });
     const b = await openSync('tier-b.db', { storage: 'memory' });
