@@ -46,6 +46,21 @@ export function storageError(e, dflt, message) {
   return new SqliteError(`${message}: ${what}${e && e.message ? e.message : e}`, storageCode(e, dflt), { cause: e });
 }
 
+// The SqliteError of a backend's exception at open() that carries its
+// SQLite code (name: the database; hint: appended to the message).  Its
+// message is said once: a wrapper that says what failed (a cause under
+// it) gives its message, and the cause is what it wraps; a bare system
+// error (a string code such as 'EACCES') stays the cause, under a message
+// naming the database; any other error gives its message and no cause.
+export function openError(e, name, hint = '') {
+  if (e.cause === undefined && typeof e.code === 'string') {
+    const err = storageError(e, e.sqliteCode, `cannot open ${name}`);
+    err.message += hint;
+    return err;
+  }
+  return new SqliteError(e.message + hint, e.sqliteCode, e.cause !== undefined ? { cause: e.cause } : undefined);
+}
+
 // What an error becomes to cross postMessage: { name, message, code?,
 // sqliteCode?, cause? } (the stack stays behind) (cause in the same shape; a chain is cut after a
 // few levels).  fromWire() rebuilds it: an SqliteError for an SqliteError,
