@@ -24,6 +24,19 @@ export function codeName(code) {
   return RESULT_CODE_NAMES.get(code) ?? RESULT_CODE_NAMES.get(code & 0xff) ?? 'SQLITE_UNKNOWN';
 }
 
+// An error as the ORM adapters (./kysely.js, ./drizzle.js) throw it: an
+// SqliteError shaped as better-sqlite3's, which the drivers they stand in
+// for throw: `code` is the result code's name ('SQLITE_CONSTRAINT_UNIQUE'),
+// its number is `errcode` (primaryCode and codeName as ever).  Any other
+// error is returned as it is.
+export function peerShaped(e) {
+  if (e && e.name === 'SqliteError' && typeof e.code === 'number') {
+    e.errcode = e.code;
+    e.code = e.codeName;
+  }
+  return e;
+}
+
 // A call on a closed database: thrown by the engine (Connection.assertOpen),
 // and by the main thread's Database, whose Worker is gone once closed.
 export function closedError() {

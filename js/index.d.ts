@@ -39,6 +39,8 @@ export type BatchEntry = string | readonly [sql: string, params?: Params];
 export interface BatchResult<R = Row> extends RunResult {
   /** Rows the statement returned (empty for most writes). */
   rows: R[];
+  /** Its result columns' names: empty for a statement that returns no rows (better-sqlite3's `reader` is false). */
+  columns: string[];
 }
 /** What import() and open({ import }) accept. */
 export type ImportSource = Uint8Array | ArrayBuffer | Blob | Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
