@@ -10,8 +10,10 @@
 // other tabs) wait for it, and a nested one is a savepoint.  db.batch([...])
 // is one batch() message: one transaction, all or nothing.  migrate() runs
 // Drizzle's migrations (a migrations folder in Node, or the journal and SQL
-// bundled into the app) in one transaction.  drizzle-orm is an optional
-// peer dependency; the types are in ./drizzle.d.ts.
+// bundled into the app) in one transaction.  Results and errors are those
+// of Drizzle's better-sqlite3 driver (docs/api.md, "ORMs", lists where
+// they differ).  drizzle-orm is an optional peer dependency; the types are
+// in ./drizzle.d.ts.
 
 import { entityKind, DrizzleError, fillPlaceholders, NoopLogger, DefaultLogger, mapResultRow, extractTablesRelationalConfig, createTableRelationsHelpers } from 'drizzle-orm';
 import { BaseSQLiteDatabase, SQLiteAsyncDialect, SQLiteSession, SQLitePreparedQuery, SQLiteTransaction } from 'drizzle-orm/sqlite-core';

@@ -47,7 +47,8 @@ export type ImportSource = Uint8Array | ArrayBuffer | Blob | Response | Readable
 
 /**
  * An error from SQLite: `code` is the extended result code.  `cause`, when set, is what failed underneath
- * (a storage backend's exception, in the same shape on the main thread as in the Worker).
+ * (a storage backend's exception, in the same shape on the main thread as in the Worker).  The Kysely and
+ * Drizzle adapters throw it shaped as better-sqlite3's (`PeerShapedSqliteError`).
  */
 export declare class SqliteError extends Error {
   constructor(message: string, code: number);
@@ -58,6 +59,14 @@ export declare class SqliteError extends Error {
   readonly primaryCode: number;
   /** The name of code, extended names included: 'SQLITE_BUSY', 'SQLITE_CONSTRAINT_UNIQUE' (the exported constants). */
   readonly codeName: string;
+}
+
+/** An SqliteError from sqlite-tempcrypt/kysely or /drizzle: `code` is the name, as better-sqlite3's; `errcode` the number. */
+export interface PeerShapedSqliteError extends Omit<SqliteError, 'code'> {
+  /** The name of the extended result code, e.g. 'SQLITE_CONSTRAINT_UNIQUE' (= codeName). */
+  readonly code: string;
+  /** Extended result code, e.g. 2067. */
+  readonly errcode: number;
 }
 
 /**

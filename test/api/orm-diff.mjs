@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, CompiledQuery } from 'kysely';
 import { drizzle as peerDrizzle } from 'drizzle-orm/better-sqlite3';
-import { sql as dsql, eq, lt } from 'drizzle-orm';
+import { sql as dsql, eq, lt, count } from 'drizzle-orm';
 import { sqliteTable, integer, text, blob } from 'drizzle-orm/sqlite-core';
 import { open } from '../../dist/index.js';
 import { SqliteTempcryptDialect } from '../../dist/kysely.js';
@@ -41,13 +41,14 @@ function value(r) {
 }
 function operation(r, depth = 0) {
   const id = () => (r.chance(0.7) ? 1 + r.int(12) : undefined);   // an id in use: PRIMARY KEY fails
-  const kind = r.weighted([[5, 'insert'], [2, 'insertMany'], [4, 'select'], [3, 'update'], [2, 'delete'], [3, 'raw'], [depth ? 0 : 2, 'tx']]);
+  const kind = r.weighted([[5, 'insert'], [2, 'insertMany'], [4, 'select'], [3, 'update'], [2, 'delete'], [2, 'one'], [3, 'raw'], [depth < 2 ? 2 - depth : 0, 'tx']]);
   switch (kind) {
     case 'insert': return { op: kind, row: { id: id(), ...value(r) }, returning: r.chance(0.5) };
     case 'insertMany': return { op: kind, rows: [{ id: id(), ...value(r) }, { id: id(), ...value(r) }] };
     case 'select': return { op: kind, below: r.int(14), take: r.pick(['all', 'first']) };
     case 'update': return { op: kind, id: 1 + r.int(12), set: r.chance(0.8) ? { b: `upd${r.int(9)}` } : { b: null }, returning: r.chance(0.3) };
     case 'delete': return { op: kind, below: r.int(8), returning: r.chance(0.3) };
+    case 'one': return { op: kind, id: 1 + r.int(14), how: r.pick(['firstOrThrow', 'values', 'count']) };
     case 'raw': return { op: kind, method: r.pick(['all', 'get', 'values']), ...r.pick([
       { sql: 'SELECT id, a, c FROM t WHERE id < ? ORDER BY id', params: [r.int(14)] },
       { sql: 'SELECT id FROM t WHERE id > 1000', params: [] },                         // a reader with no rows
@@ -58,7 +59,7 @@ function operation(r, depth = 0) {
       { sql: 'SELECT count(*) AS n, max(a) AS m, typeof(c) AS tc FROM t', params: [] },
       { sql: 'SELECT * FROM no_such_table', params: [] },
     ]) };
-    default: return { op: 'tx', ops: Array.from({ length: 1 + r.int(4) }, () => operation(r, 1)), end: r.pick(['commit', 'commit', 'throw', 'rollback']) };
+    default: return { op: 'tx', ops: Array.from({ length: 1 + r.int(4) }, () => operation(r, depth + 1)), end: r.pick(['commit', 'commit', 'throw', 'rollback']) };
   }
 }
 export function program(seed, n) {
@@ -113,6 +114,12 @@ function kyselyOps(k) {
         const b = on.deleteFrom('t').where('id', '<', o.below);
         return o.returning ? b.returning('id').execute() : b.executeTakeFirst();
       }
+      case 'one': {
+        const b = on.selectFrom('t').where('id', '=', o.id);
+        if (o.how === 'count') return b.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+        return b.select(['id', 'a', 'c']).executeTakeFirstOrThrow();   // NoResultError when there is none
+      }
+      case 'tx': return on.transaction().execute(async () => {});   // nested: Kysely refuses it, on both sides
       case 'raw': return on.executeQuery(CompiledQuery.raw(o.sql, o.params));   // the driver's own result
       default: throw new Error(`kysely: no op ${o.op}`);
     }
@@ -134,7 +141,7 @@ function kyselyOps(k) {
   };
 }
 
-function drizzleOps(d) {
+function drizzleOps() {
   // Each call through the method that runs it (.all() .get() .run()): the
   // peer's are synchronous, ours return promises; await takes both.
   const one = (o, on) => {
@@ -155,6 +162,11 @@ function drizzleOps(d) {
       case 'delete': {
         const b = on.delete(table).where(lt(table.id, o.below));
         return o.returning ? b.returning({ id: table.id }).all() : b.run();
+      }
+      case 'one': {
+        if (o.how === 'count') return on.select({ n: count() }).from(table).where(eq(table.id, o.id)).get();
+        const b = on.select({ id: table.id, a: table.a, c: table.c }).from(table).where(eq(table.id, o.id));
+        return o.how === 'values' ? b.values() : b.get();
       }
       case 'raw': {
         const q = dsql.join([dsql.raw(o.sql.split('?')[0]), ...o.sql.split('?').slice(1).flatMap((part, i) => [dsql`${o.params[i]}`, dsql.raw(part)])], dsql.raw(''));
@@ -189,55 +201,67 @@ async function sides(orm) {
       close: async () => { await peer.destroy(); await mine.destroy(); await ours.close(); },
     };
   }
-  const peer = drizzleOps(peerDrizzle(peerDb)), mine = drizzleOps(drizzle(ours));
-  const runOn = (side, d) => ({
-    async run(o) {
-      if (o.op !== 'tx') return side.one(o, d);
+  // A transaction: better-sqlite3's driver runs a synchronous one (its
+  // nested one a savepoint), ours an async one; the same steps in each.
+  const txOps = (side, sync) => {
+    const end = (o, tx, out) => {
+      const failed = out.find((x) => x.threw)?.threw;
+      if (failed) throw failed;
+      if (o.end === 'rollback') tx.rollback();
+      if (o.end === 'throw') throw new Error('roll back (throw)');
+    };
+    const runSync = (o, on) => {
+      if (o.op !== 'tx') return side.one(o, on);
       const out = [];
-      const failed = () => out.find((x) => x.threw)?.threw;
-      const end = (tx) => {
-        if (o.end === 'rollback') tx.rollback();
-        if (o.end === 'throw') throw new Error('roll back (throw)');
-      };
       try {
-        if (d === peerD) {
-          // better-sqlite3's driver: a synchronous transaction.
-          d.transaction((tx) => {
-            for (const inner of o.ops) {
-              try { out.push({ value: side.one(inner, tx) }); } catch (e) { out.push({ threw: e }); }
-            }
-            if (failed()) throw failed();
-            end(tx);
-          });
-        } else {
-          await d.transaction(async (tx) => {
-            for (const inner of o.ops) out.push(await settle(() => side.one(inner, tx)));
-            if (failed()) throw failed();
-            end(tx);
-          });
-        }
+        on.transaction((tx) => {
+          for (const inner of o.ops) {
+            try { out.push({ value: runSync(inner, tx) }); } catch (e) { out.push({ threw: e }); }
+          }
+          end(o, tx, out);
+        });
       } catch (e) {
         return { out, error: e };
       }
       return { out };
-    },
-  });
+    };
+    const runAsync = async (o, on) => {
+      if (o.op !== 'tx') return side.one(o, on);
+      const out = [];
+      try {
+        await on.transaction(async (tx) => {
+          for (const inner of o.ops) out.push(await settle(() => runAsync(inner, tx)));
+          end(o, tx, out);
+        });
+      } catch (e) {
+        return { out, error: e };
+      }
+      return { out };
+    };
+    return sync ? runSync : runAsync;
+  };
   const peerD = peerDrizzle(peerDb), oursD = drizzle(ours);
+  const [peerRun, oursRun] = [txOps(drizzleOps(), true), txOps(drizzleOps(), false)];
   return {
-    dump, peer: runOn(peer, peerD), ours: runOn(mine, oursD),
+    dump, peer: { run: (o) => peerRun(o, peerD) }, ours: { run: (o) => oursRun(o, oursD) },
     close: () => ours.close(),
   };
 }
 
-// Run one seed through one ORM: null, or the first difference.
-export async function runSeed(orm, seed, n) {
+// Run one seed through one ORM: null, or the first difference.  tally
+// counts what the programs did (operations, errors compared, transactions).
+export async function runSeed(orm, seed, n, tally = {}) {
   const ops = program(seed, n);
   const s = await sides(orm);
+  const add = (k, v) => { tally[k] = (tally[k] ?? 0) + v; };
   try {
     for (const [i, o] of ops.entries()) {
       const peer = normalize(await settle(() => s.peer.run(o)), false);
       const ours = normalize(await settle(() => s.ours.run(o)), true);
       if (show(peer) !== show(ours)) return { i, op: o, peer, ours };
+      add('operations', 1);
+      add('errors', (show(peer).match(/"(threw|error)":\{/g) ?? []).length);
+      add('transactions', (show(o).match(/"op":"tx"/g) ?? []).length);
       const [tp, to] = [normalize(s.dump.peer(), false), normalize(await s.dump.ours(), true)];
       if (show(tp) !== show(to)) return { i, op: o, what: 'the table after it', peer: tp, ours: to };
     }
@@ -268,9 +292,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   console.log(`orm-diff: kysely ${versionOf('kysely')}, drizzle-orm ${versionOf('drizzle-orm')}; seeds ${seeds[0]}..${seeds[seeds.length - 1]}, ${nOps} operations each`);
   let failed = 0, count = 0;
   for (const orm of ['kysely', 'drizzle']) {
+    const tally = {};
     for (const seed of seeds) {
       count++;
-      const diff = await runSeed(orm, seed, nOps);
+      const diff = await runSeed(orm, seed, nOps, tally);
       if (!diff) continue;
       failed++;
       console.log(`FAIL ${orm} seed ${seed} (replay: node test/api/orm-diff.mjs --seed ${seed} --ops ${nOps}), operation ${diff.i}${diff.what ? `, ${diff.what}` : ''}:
@@ -278,6 +303,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
      peer: ${show(diff.peer)}
      ours: ${show(diff.ours)}`);
     }
+    console.log(`orm-diff ${orm}: ${Object.entries(tally).map(([k, v]) => `${v} ${k}`).join(', ')} the same on both sides`);
   }
   console.log(`orm-diff: ${count - failed} of ${count} programs the same as the peers${failed ? `, ${failed} differ` : ''}`);
   if (failed) process.exit(1);
