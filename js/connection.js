@@ -336,9 +336,12 @@ export class Connection {
   }
 
   // Several statements in one transaction; [sql, params] or sql each.
-  // Result per statement: its rows (if any) and changes.  A single
+  // Result per statement: its rows (if any), changes, and its result
+  // columns (none for a statement that returns no rows).  A single
   // statement is all or nothing by itself: it runs as it is, with no
-  // transaction around it (so that PRAGMA foreign_keys and VACUUM work).
+  // transaction around it (so that PRAGMA foreign_keys and VACUUM work),
+  // and its error is the statement's own (of several, the message names
+  // the one that failed).
   batch(list, options) {
     if (!Array.isArray(list)) throw new TypeError('batch() takes an array of [sql, params] entries');
     const mode = rowModeOf(options);
@@ -350,10 +353,10 @@ export class Connection {
           const before = this.totalChanges();
           const rows = st.all(params, { rowMode: mode });
           const res = st.readonly ? { changes: 0, lastInsertRowid: 0 } : this.runResult(before);
-          return { rows, ...res };
+          return { rows, ...res, columns: [...st.columns()] };
         });
       } catch (e) {
-        e.message = `batch statement ${i}: ${e.message}`;
+        if (list.length > 1) e.message = `batch statement ${i}: ${e.message}`;
         throw e;
       }
     }));

@@ -10,11 +10,19 @@
 // other tabs) wait for it, and a nested one is a savepoint.  db.batch([...])
 // is one batch() message: one transaction, all or nothing.  migrate() runs
 // Drizzle's migrations (a migrations folder in Node, or the journal and SQL
-// bundled into the app) in one transaction.  drizzle-orm is an optional
-// peer dependency; the types are in ./drizzle.d.ts.
+// bundled into the app) in one transaction.  Results and errors are those
+// of Drizzle's better-sqlite3 driver (docs/api.md, "ORMs", lists where
+// they differ).  drizzle-orm is an optional peer dependency; the types are
+// in ./drizzle.d.ts.
 
-import { entityKind, fillPlaceholders, NoopLogger, DefaultLogger, mapResultRow, extractTablesRelationalConfig, createTableRelationsHelpers } from 'drizzle-orm';
+import { entityKind, DrizzleError, fillPlaceholders, NoopLogger, DefaultLogger, mapResultRow, extractTablesRelationalConfig, createTableRelationsHelpers } from 'drizzle-orm';
 import { BaseSQLiteDatabase, SQLiteAsyncDialect, SQLiteSession, SQLitePreparedQuery, SQLiteTransaction } from 'drizzle-orm/sqlite-core';
+import { peerShaped } from './errors.js';
+
+// A call's failure as better-sqlite3 shapes it (errors.js), thrown as it
+// is, as Drizzle's better-sqlite3 driver throws better-sqlite3's (no
+// DrizzleQueryError around it).
+const shaped = (p) => p.catch((e) => { throw peerShaped(e); });
 
 // What a query runs on: the Database, or the transaction's tx.
 class TempcryptSession extends SQLiteSession {
@@ -39,18 +47,18 @@ class TempcryptSession extends SQLiteSession {
     const prepared = queries.map((q) => q._prepare());
     const query = (p) => p.getQuery();
     if (prepared.some((p) => (p instanceof TempcryptPreparedQuery ? p.wantsObjects() && p.method !== 'run' : ['all', 'get'].includes(query(p).method)))) {
-      return this.target.transaction(async (tx) => {
+      return shaped(this.target.transaction(async (tx) => {
         const out = [];
         for (const p of prepared) out.push(p instanceof TempcryptPreparedQuery ? await p.on(tx).execute() : await raw(tx, query(p)));
         return out;
-      });
+      }));
     }
     const entries = prepared.map((p) => {
       const { sql, params } = query(p);
       this.logger.logQuery(sql, params);
       return [sql, params];
     });
-    const results = await this.target.batch(entries, { rowMode: 'array' });
+    const results = await shaped(this.target.batch(entries, { rowMode: 'array' }));
     return results.map((res, i) => prepared[i].mapResult(res, true));
   }
 
@@ -58,10 +66,22 @@ class TempcryptSession extends SQLiteSession {
   // config.behavior (immediate, exclusive) changes nothing here: one
   // connection runs every call, and other callers wait for the transaction.
   transaction(fn) {
-    return this.target.transaction((tx) => {
+    return shaped(this.target.transaction((tx) => {
       const session = new TempcryptSession(tx, this.dialect, this.schema, this.options);
       return fn(new TempcryptTransaction('async', this.dialect, session, this.schema));
-    });
+    }));
+  }
+
+  // db.run(sql`...`): a failure wrapped as Drizzle's session wraps a
+  // synchronous driver's (a DrizzleError naming the SQL, ours its cause),
+  // as over better-sqlite3.
+  async run(query) {
+    const { sql } = this.dialect.sqlToQuery(query);
+    try {
+      return await super.run(query);
+    } catch (err) {
+      throw new DrizzleError({ cause: err, message: `Failed to run the query '${sql}'` });
+    }
   }
 
   extractRawAllValueFromBatchResult(result) { return result.rows; }
@@ -71,9 +91,9 @@ class TempcryptSession extends SQLiteSession {
 
 // A raw query (db.run/all/get/values(sql`...`)) of a batch, on target.
 async function raw(target, { sql, params, method }) {
-  if (method === 'run') return target.run(sql, params);
-  if (method === 'values') return target.query(sql, params, { rowMode: 'array' });
-  const rows = await target.query(sql, params);
+  if (method === 'run') return shaped(target.run(sql, params));
+  if (method === 'values') return shaped(target.query(sql, params, { rowMode: 'array' }));
+  const rows = await shaped(target.query(sql, params));
   return method === 'get' ? rows[0] : rows;
 }
 
@@ -105,13 +125,13 @@ class TempcryptPreparedQuery extends SQLitePreparedQuery {
 
   run(placeholderValues) {
     const params = this.params(placeholderValues);
-    return this.queryWithCache(this.query.sql, params, () => this.target.run(this.query.sql, params));
+    return shaped(this.target.run(this.query.sql, params));
   }
 
   async all(placeholderValues) {
     if (this.wantsObjects()) {
       const params = this.params(placeholderValues);
-      return this.queryWithCache(this.query.sql, params, () => this.target.query(this.query.sql, params));
+      return shaped(this.target.query(this.query.sql, params));
     }
     return this.mapAllResult(await this.values(placeholderValues));
   }
@@ -119,14 +139,14 @@ class TempcryptPreparedQuery extends SQLitePreparedQuery {
   async get(placeholderValues) {
     if (this.wantsObjects()) {
       const params = this.params(placeholderValues);
-      return (await this.queryWithCache(this.query.sql, params, () => this.target.query(this.query.sql, params)))[0];
+      return (await shaped(this.target.query(this.query.sql, params)))[0];
     }
     return this.mapGetResult(await this.values(placeholderValues));
   }
 
   values(placeholderValues) {
     const params = this.params(placeholderValues);
-    return this.queryWithCache(this.query.sql, params, () => this.target.query(this.query.sql, params, { rowMode: 'array' }));
+    return shaped(this.target.query(this.query.sql, params, { rowMode: 'array' }));
   }
 
   // rows: arrays (or, from a batch, { rows, changes, lastInsertRowid }).

@@ -24,6 +24,19 @@ export function codeName(code) {
   return RESULT_CODE_NAMES.get(code) ?? RESULT_CODE_NAMES.get(code & 0xff) ?? 'SQLITE_UNKNOWN';
 }
 
+// An error as the ORM adapters (./kysely.js, ./drizzle.js) throw it: an
+// SqliteError shaped as better-sqlite3's, which the drivers they stand in
+// for throw: `code` is the result code's name ('SQLITE_CONSTRAINT_UNIQUE'),
+// its number is `errcode` (primaryCode and codeName as ever).  Any other
+// error is returned as it is.
+export function peerShaped(e) {
+  if (e && e.name === 'SqliteError' && typeof e.code === 'number') {
+    e.errcode = e.code;
+    e.code = e.codeName;
+  }
+  return e;
+}
+
 // A call on a closed database: thrown by the engine (Connection.assertOpen),
 // and by the main thread's Database, whose Worker is gone once closed.
 export function closedError() {
@@ -44,6 +57,21 @@ export function storageCode(e, dflt) {
 export function storageError(e, dflt, message) {
   const what = e && e.name && e.name !== 'Error' ? `${e.name}: ` : '';
   return new SqliteError(`${message}: ${what}${e && e.message ? e.message : e}`, storageCode(e, dflt), { cause: e });
+}
+
+// The SqliteError of a backend's exception at open() that carries its
+// SQLite code (name: the database; hint: appended to the message).  Its
+// message is said once: a wrapper that says what failed (a cause under
+// it) gives its message, and the cause is what it wraps; a bare system
+// error (a string code such as 'EACCES') stays the cause, under a message
+// naming the database; any other error gives its message and no cause.
+export function openError(e, name, hint = '') {
+  if (e.cause === undefined && typeof e.code === 'string') {
+    const err = storageError(e, e.sqliteCode, `cannot open ${name}`);
+    err.message += hint;
+    return err;
+  }
+  return new SqliteError(e.message + hint, e.sqliteCode, e.cause !== undefined ? { cause: e.cause } : undefined);
 }
 
 // What an error becomes to cross postMessage: { name, message, code?,

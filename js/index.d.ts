@@ -39,13 +39,16 @@ export type BatchEntry = string | readonly [sql: string, params?: Params];
 export interface BatchResult<R = Row> extends RunResult {
   /** Rows the statement returned (empty for most writes). */
   rows: R[];
+  /** Its result columns' names: empty for a statement that returns no rows (better-sqlite3's `reader` is false). */
+  columns: string[];
 }
 /** What import() and open({ import }) accept. */
 export type ImportSource = Uint8Array | ArrayBuffer | Blob | Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
 /**
  * An error from SQLite: `code` is the extended result code.  `cause`, when set, is what failed underneath
- * (a storage backend's exception, in the same shape on the main thread as in the Worker).
+ * (a storage backend's exception, in the same shape on the main thread as in the Worker).  The Kysely and
+ * Drizzle adapters throw it shaped as better-sqlite3's (`PeerShapedSqliteError`).
  */
 export declare class SqliteError extends Error {
   constructor(message: string, code: number);
@@ -56,6 +59,14 @@ export declare class SqliteError extends Error {
   readonly primaryCode: number;
   /** The name of code, extended names included: 'SQLITE_BUSY', 'SQLITE_CONSTRAINT_UNIQUE' (the exported constants). */
   readonly codeName: string;
+}
+
+/** An SqliteError from sqlite-tempcrypt/kysely or /drizzle: `code` is the name, as better-sqlite3's; `errcode` the number. */
+export interface PeerShapedSqliteError extends Omit<SqliteError, 'code'> {
+  /** The name of the extended result code, e.g. 'SQLITE_CONSTRAINT_UNIQUE' (= codeName). */
+  readonly code: string;
+  /** Extended result code, e.g. 2067. */
+  readonly errcode: number;
 }
 
 /**

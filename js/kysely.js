@@ -10,9 +10,13 @@
 // effect, VACUUM runs);
 // Kysely's transactions run inside db.transaction(), so other callers of
 // the same Database (and other tabs) wait for them, and its Migrator runs
-// each migration in one (SQLite's DDL is transactional).
+// each migration in one (SQLite's DDL is transactional).  Results and
+// errors are those of Kysely's SqliteDialect over better-sqlite3 (a query
+// that returns rows gives only its rows; errors carry better-sqlite3's
+// string code); docs/api.md ("ORMs") lists where they differ.
 
-import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, RawNode, IdentifierNode, createQueryId } from 'kysely';
+import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
+import { peerShaped } from './errors.js';
 
 export class SqliteTempcryptDialect {
   // database: a Database, or a function resolving to one (called once).
@@ -78,20 +82,20 @@ class SqliteTempcryptDriver {
     try {
       await conn.tx;
     } catch (e) {
-      if (e !== ROLLBACK) throw e;
+      if (e !== ROLLBACK) throw peerShaped(e);
     } finally {
       conn.target = conn.db;
       conn.tx = null;
     }
   }
 
-  // Savepoints inside a transaction (Kysely quotes the name).
-  savepoint(conn, name, compile) { return this.savepointCommand(conn, 'savepoint', name, compile); }
-  rollbackToSavepoint(conn, name, compile) { return this.savepointCommand(conn, 'rollback to', name, compile); }
-  releaseSavepoint(conn, name, compile) { return this.savepointCommand(conn, 'release', name, compile); }
-  async savepointCommand(conn, command, name, compile) {
-    const node = RawNode.createWithChildren([RawNode.createWithSql(`${command} `), IdentifierNode.create(name)]);
-    await conn.target.exec(compile(node, createQueryId()).sql);
+  // Savepoints inside a transaction (Kysely 0.28 and later), the name
+  // quoted as an SQLite identifier.
+  savepoint(conn, name) { return this.savepointCommand(conn, 'savepoint', name); }
+  rollbackToSavepoint(conn, name) { return this.savepointCommand(conn, 'rollback to', name); }
+  releaseSavepoint(conn, name) { return this.savepointCommand(conn, 'release', name); }
+  async savepointCommand(conn, command, name) {
+    await conn.target.exec(`${command} "${name.replaceAll('"', '""')}"`).catch((e) => { throw peerShaped(e); });
   }
 
   async destroy() {
@@ -105,15 +109,28 @@ class Connection {
     this.target = db;   // the Database, or the transaction's tx
   }
 
-  // One statement, one message: rows and changes together.
+  // One statement, one message: rows, changes and columns together.  A
+  // statement that returns rows (a SELECT, RETURNING) gives only them,
+  // any other its changes and the last rowid, as better-sqlite3's
+  // SqliteDriver (it asks stmt.reader) does.
   async executeQuery(compiled) {
-    const [res] = await this.target.batch([[compiled.sql, [...compiled.parameters]]]);
-    return { rows: res.rows, numAffectedRows: BigInt(res.changes), insertId: BigInt(res.lastInsertRowid) };
+    let res;
+    try {
+      [res] = await this.target.batch([[compiled.sql, [...compiled.parameters]]]);
+    } catch (e) {
+      throw peerShaped(e);
+    }
+    if (res.columns.length) return { rows: res.rows };
+    return { rows: [], numAffectedRows: BigInt(res.changes), insertId: BigInt(res.lastInsertRowid) };
   }
 
   async * streamQuery(compiled, chunkSize) {
-    for await (const row of this.target.iterate(compiled.sql, [...compiled.parameters], { pageSize: chunkSize || 256 })) {
-      yield { rows: [row] };
+    try {
+      for await (const row of this.target.iterate(compiled.sql, [...compiled.parameters], { pageSize: chunkSize || 256 })) {
+        yield { rows: [row] };
+      }
+    } catch (e) {
+      throw peerShaped(e);
     }
   }
 }

@@ -4,7 +4,7 @@
 // registry (./backends.js) lists, the pool name of a database, whether
 // OPFS sync access handles work here, and the tools of the worker API
 // (listOpfs, deletePool).
-import { SqliteError } from './errors.js';
+import { SqliteError, openError } from './errors.js';
 import { SQLITE_CANTOPEN, SQLITE_FULL } from './constants.js';
 import { isNode } from './platform.js';
 import { OpfsPool, DEFAULTS, POOL_ROOT, opfsAvailable } from './opfs-pool.js';
@@ -130,7 +130,7 @@ export default {
     } catch (e) {
       if (e && typeof e.sqliteCode === 'number') {
         const hint = e.sqliteCode === SQLITE_CANTOPEN && !opfsAvailable() ? " (storage 'opfs' was asked for; pass storage: 'auto' to fall back to memory, or 'memory')" : '';
-        throw new SqliteError(e.message + hint, e.sqliteCode, { cause: e });
+        throw openError(e, name, hint);
       }
       if (e && e.name === 'QuotaExceededError') throw new SqliteError(`storage quota exceeded while opening the OPFS pool: ${e.message}`, SQLITE_FULL, { cause: e });
       throw e;

@@ -5,7 +5,7 @@
 // error that says why; only an explicit 'auto' takes the first of AUTO
 // that works here.
 import * as BACKENDS from './backends.js';
-import { SqliteError } from './errors.js';
+import { SqliteError, openError } from './errors.js';
 import { SQLITE_CANTOPEN } from './constants.js';
 import { isNode } from './platform.js';
 
@@ -33,14 +33,13 @@ export async function resolveStorage(storage, name) {
 }
 
 // Open the storage of database `name`: { storage, backend }.  A backend's
-// own error (carrying its SQLite code) becomes an SqliteError with it as
-// the cause.
+// own error (carrying its SQLite code) becomes an SqliteError (openError).
 export async function openStorage(name, options) {
   const storage = await resolveStorage(options.storage, name);
   try {
     return { storage, backend: await BACKENDS[storage].open(name, options) };
   } catch (e) {
-    if (e && e.name !== 'SqliteError' && typeof e.sqliteCode === 'number') throw new SqliteError(e.message, e.sqliteCode, { cause: e });
+    if (e && e.name !== 'SqliteError' && typeof e.sqliteCode === 'number') throw openError(e, name);
     throw e;
   }
 }

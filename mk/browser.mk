@@ -130,9 +130,15 @@ $(API_FIXTURE): $(NATIVE)/sqlite3 test/api/native-fixture.sql
 	$(NATIVE)/sqlite3 $@ < test/api/native-fixture.sql > /dev/null
 test-browser: $(API_FIXTURE)
 
+# Then the ORM adapters against their peers' drivers over better-sqlite3
+# (orm-diff.mjs, fresh seeds, printed), and both ORM suites again under
+# the lowest Kysely and Drizzle the package supports (lowest-peers.mjs).
 .PHONY: test-api-node
 test-api-node: browser $(API_FIXTURE)
 	node test/api/node.mjs
+	node test/api/orm-diff.mjs
+	node --import ./test/api/lowest-peers.mjs test/api/orm-node.mjs
+	node --import ./test/api/lowest-peers.mjs test/api/orm-diff.mjs --seeds 10
 
 TEST_TARGETS += test-api-node
 

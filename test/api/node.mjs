@@ -1,22 +1,13 @@
 // The API tests (async-api.js and sync-api.js) in Node, over memory
 // and real files (storage 'file', in a fresh directory under build/), then
-// the leak check of the file backend (make test-api-node).  Exits 1 on any
-// failure.
+// the leak check of the file backend and the ORM round trips (orm-node.mjs)
+// (make test-api-node).  Exits 1 on any failure.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from './async-api.js';
 import { leakCheck } from './file-leak.mjs';
-import { ormRoundTrip } from './orm-roundtrip.js';
-import { open } from '../../dist/index.js';
-import { SqliteTempcryptDialect } from '../../dist/kysely.js';
-import { drizzle, migrate } from '../../dist/drizzle.js';
-import { Kysely, sql as ksql } from 'kysely';
-import { Migrator } from 'kysely/migration';
-import { drizzle as proxyDrizzle } from 'drizzle-orm/sqlite-proxy';
-import { sqliteTable, integer, text } from 'drizzle-orm/sqlite-core';
-import { eq, sql, relations, TransactionRollbackError } from 'drizzle-orm';
-import * as migrations from './drizzle-migrations.js';
+import { ormResults, report } from './orm-node.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dir = path.join(ROOT, 'build', 'api-node-files');
@@ -25,23 +16,7 @@ fs.mkdirSync(dir, { recursive: true });
 process.chdir(dir);   // storage 'file' puts databases under the current directory by default
 
 const started = Date.now();
-// The bundled Drizzle migrations also as drizzle-kit's folder.
-const migrationsFolder = path.join(dir, 'drizzle');
-fs.mkdirSync(path.join(migrationsFolder, 'meta'), { recursive: true });
-fs.writeFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), JSON.stringify(migrations.journal, null, 2));
-for (const [tag, text] of Object.entries(migrations.migrations)) fs.writeFileSync(path.join(migrationsFolder, `${tag}.sql`), text);
-const orm = {
-  open, SqliteTempcryptDialect, kysely: { Kysely, Migrator, sql: ksql }, migrations, migrationsFolder,
-  orm: { sql, eq, relations, TransactionRollbackError, sqliteTable, integer, text, proxyDrizzle, drizzle, migrate },
-};
-const results = [...await run(['memory', 'file']), ...await leakCheck(path.join(dir, 'leak'))];
-for (const storage of ['memory', 'file']) {
-  for (const r of await ormRoundTrip({ ...orm, storage })) results.push({ ...r, name: `${r.name} (${storage})` });
-}
-let failed = 0;
-for (const r of results) {
-  if (!r.ok) failed++;
-  console.log(`${r.ok ? 'ok  ' : 'FAIL'} node: ${r.name}${r.ok ? '' : `\n     ${r.error}`}`);
-}
+const results = [...await run(['memory', 'file']), ...await leakCheck(path.join(dir, 'leak')), ...await ormResults(dir)];
+const failed = report(results);
 console.log(`node API tests: ${results.length - failed} passed, ${failed} failed (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 if (failed || results.length === 0) process.exit(1);

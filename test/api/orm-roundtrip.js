@@ -9,20 +9,23 @@
 //             proxyDrizzle, and sqlite-tempcrypt/drizzle's { drizzle, migrate }
 //   migrations   ./drizzle-migrations.js; migrationsFolder (Node): the
 //             same written out as drizzle-kit's folder
-// Returns [{ name, ok, error }].
+// Returns [{ name, ok, error, skipped }] (skipped: why a step could not run
+// with this version of its ORM).  Errors from both adapters are shaped as
+// better-sqlite3's (code: 'SQLITE_BUSY').  Runs against the lowest Kysely
+// and Drizzle supported too (test/api/lowest-peers.mjs).
 export async function ormRoundTrip({ open, storage, kysely, SqliteTempcryptDialect, orm, migrations, migrationsFolder }) {
   const { Kysely, Migrator, sql: ksql } = kysely;
   const { sql, eq, relations, TransactionRollbackError, sqliteTable, integer, text, proxyDrizzle, drizzle, migrate } = orm;
   const out = [];
   const step = async (name, fn) => {
-    try { await fn(); out.push({ name, ok: true }); } catch (e) { out.push({ name, ok: false, error: String(e && e.stack || e) }); }
+    try { const skipped = await fn(); out.push({ name, ok: true, skipped }); } catch (e) { out.push({ name, ok: false, error: String(e && e.stack || e) }); }
   };
   const same = (a, b, what) => {
     const sa = JSON.stringify(a, (k, v) => (typeof v === 'bigint' ? `${v}n` : v)), sb = JSON.stringify(b, (k, v) => (typeof v === 'bigint' ? `${v}n` : v));
     if (sa !== sb) throw new Error(`${what}: expected ${sb}, got ${sa}`);
   };
 
-  await step('kysely: insert, select, update, transaction, rollback, savepoint', async () => {
+  await step('kysely: insert, select, update, transaction, rollback', async () => {
     const db = new Kysely({ dialect: new SqliteTempcryptDialect({ database: () => open('kysely.db', { storage }) }) });
     try {
       await db.schema.dropTable('person').ifExists().execute();
@@ -45,7 +48,25 @@ export async function ormRoundTrip({ open, storage, kysely, SqliteTempcryptDiale
       } catch (e) { err = e; }
       if (!err || err.message !== 'roll back') throw new Error('the transaction error did not come back');
       same((await db.selectFrom('person').select('name').orderBy('id').execute()).map((r) => r.name), ['Ada', 'Alan', 'Grace'], 'committed one, rolled back the other');
-      // A controlled transaction with a savepoint rolled back.
+      const streamed = [];
+      for await (const r of db.selectFrom('person').select('age').orderBy('age').stream(2)) streamed.push(r.age);
+      same(streamed, [37, 41, 85], 'stream');
+      const tables = (await db.introspection.getTables()).map((t) => t.name);
+      if (!tables.includes('person')) throw new Error(`introspection: ${tables}`);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  await step('kysely: a controlled transaction with a savepoint rolled back', async () => {
+    const db = new Kysely({ dialect: new SqliteTempcryptDialect({ database: () => open('kysely.db', { storage }) }) });
+    if (typeof db.startTransaction !== 'function') {
+      await db.destroy();
+      return 'this Kysely has no startTransaction() (controlled transactions and savepoints came in 0.28)';
+    }
+    try {
+      await db.schema.createTable('person').ifNotExists().addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text')
+        .addColumn('age', 'integer').execute();
       const trx = await db.startTransaction().execute();
       try {
         await trx.insertInto('person').values({ name: 'Kept', age: 1 }).execute();
@@ -60,11 +81,29 @@ export async function ormRoundTrip({ open, storage, kysely, SqliteTempcryptDiale
       }
       same((await db.selectFrom('person').select('name').where('age', '<', 10).execute()).map((r) => r.name), ['Kept'], 'savepoint rolled back, transaction committed');
       await db.deleteFrom('person').where('age', '<', 10).execute();
-      const streamed = [];
-      for await (const r of db.selectFrom('person').select('age').orderBy('age').stream(2)) streamed.push(r.age);
-      same(streamed, [37, 41, 85], 'stream');
-      const tables = (await db.introspection.getTables()).map((t) => t.name);
-      if (!tables.includes('person')) throw new Error(`introspection: ${tables}`);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  // What Kysely's SqliteDialect over better-sqlite3 gives (orm-diff.mjs
+  // compares the two side by side): a query that returns rows gives only
+  // them (ours gave numAffectedRows 0n and insertId too), an error its
+  // statement's own message (ours began with "batch statement 0: ") and
+  // better-sqlite3's string code.
+  await step('kysely: results and errors as over better-sqlite3', async () => {
+    const db = new Kysely({ dialect: new SqliteTempcryptDialect({ database: () => open('kysely-peer.db', { storage }) }) });
+    try {
+      await db.schema.dropTable('p').ifExists().execute();
+      await db.schema.createTable('p').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text').execute();
+      const keys = (r) => Object.keys(r).filter((k) => r[k] !== undefined).sort();
+      same(keys(await ksql`SELECT * FROM p`.execute(db)), ['rows'], 'a SELECT: rows only');
+      const ret = await ksql`INSERT INTO p(name) VALUES ('a') RETURNING id`.execute(db);
+      same([keys(ret), ret.rows], [['rows'], [{ id: 1 }]], 'INSERT ... RETURNING: rows only');
+      same(await ksql`INSERT INTO p(name) VALUES ('b')`.execute(db), { rows: [], numAffectedRows: 1n, insertId: 2n }, 'an INSERT: changes and id');
+      let err = null;
+      try { await db.insertInto('p').values({ id: 1, name: 'again' }).execute(); } catch (e) { err = e; }
+      same(err && [err.name, err.message, err.code, err.errcode], ['SqliteError', 'UNIQUE constraint failed: p.id', 'SQLITE_CONSTRAINT_PRIMARYKEY', 1555], 'the error');
     } finally {
       await db.destroy();
     }
@@ -84,7 +123,7 @@ export async function ormRoundTrip({ open, storage, kysely, SqliteTempcryptDiale
         .addColumn('parent_id', 'integer', (c) => c.references('parent.id')).execute();
       let err = null;
       try { await db.insertInto('child').values({ id: 1, parent_id: 99 }).execute(); } catch (e) { err = e; }
-      if (!err || err.code !== 787) throw new Error(`a row breaking the foreign key was inserted (${err ? `${err.code} ${err.message}` : 'no error'})`);
+      if (!err || err.code !== 'SQLITE_CONSTRAINT_FOREIGNKEY' || err.errcode !== 787) throw new Error(`a row breaking the foreign key was inserted (${err ? `${err.code} ${err.message}` : 'no error'})`);
       await ksql`VACUUM`.execute(db);
     } finally {
       await db.destroy();
@@ -109,7 +148,7 @@ export async function ormRoundTrip({ open, storage, kysely, SqliteTempcryptDiale
         try { await k.selectFrom('d').selectAll().execute(); } catch (e) { inner = e; throw e; }
       }));
       if (kr.pending) throw new Error('kysely: the transaction never settled');
-      if (!inner || inner.code !== 5 || kr.e !== inner) throw new Error(`kysely: the query on k fails with SQLITE_BUSY and the transaction with it: ${inner && `${inner.code} ${inner.message}`}`);
+      if (!inner || inner.code !== 'SQLITE_BUSY' || kr.e !== inner) throw new Error(`kysely: the query on k fails with SQLITE_BUSY and the transaction with it: ${inner && `${inner.code} ${inner.message}`}`);
       same(await k.selectFrom('d').selectAll().execute(), [], 'kysely: rolled back, and k answers again');
       const d = drizzle(db);
       const t = sqliteTable('d', { id: integer('id').primaryKey(), name: text('name') });
@@ -119,8 +158,8 @@ export async function ormRoundTrip({ open, storage, kysely, SqliteTempcryptDiale
         try { await d.select().from(t); } catch (e) { inner = e; throw e; }
       }));
       if (dr.pending) throw new Error('drizzle: the transaction never settled');
-      const want = seesInside ? 21 : 5;
-      const code = inner && (inner.code ?? inner.cause?.code);   // Drizzle wraps it (DrizzleQueryError, cause: ours)
+      const want = seesInside ? 'SQLITE_MISUSE' : 'SQLITE_BUSY';
+      const code = inner && inner.code;   // ours, as better-sqlite3's driver throws better-sqlite3's
       if (code !== want || dr.e !== inner) throw new Error(`drizzle: the query on the outer instance fails with ${want}: ${inner && `${code} ${inner.message}`}`);
       same(await d.select().from(t), [], 'drizzle: rolled back, and it answers again');
     } finally {
@@ -180,6 +219,24 @@ export async function ormRoundTrip({ open, storage, kysely, SqliteTempcryptDiale
       same(await d.values(sql`SELECT id, name FROM users ORDER BY id`), [[1, 'Ada L.'], [2, 'Alan']], 'raw values: arrays');
       same((await d.run(sql`DELETE FROM users WHERE id = ${2}`)).changes, 1, 'raw run: changes');
       same(await d.$count(users), 1, '$count');
+    } finally {
+      await db.close();
+    }
+  });
+
+  // Drizzle's better-sqlite3 driver throws better-sqlite3's error as it
+  // is (ours came wrapped in a DrizzleQueryError), and db.run(sql`...`)
+  // wraps it in a DrizzleError naming the SQL (ours did not).
+  await step('drizzle driver: errors as over better-sqlite3', async () => {
+    const db = await open('drizzle-peer.db', { storage });
+    try {
+      const d = drizzle(db);
+      await freshTables(db);
+      await d.insert(users).values({ id: 1, name: 'Ada' });
+      const err = await d.insert(users).values({ id: 1, name: 'again' }).then(() => null, (e) => e);
+      same(err && [err.name, err.message, err.code, err.errcode], ['SqliteError', 'UNIQUE constraint failed: users.id', 'SQLITE_CONSTRAINT_PRIMARYKEY', 1555], 'a query builder error');
+      const raw = await d.run(sql`INSERT INTO users VALUES (1, 'raw')`).then(() => null, (e) => e);
+      same(raw && [raw.name, raw.message, raw.cause?.code], ['DrizzleError', "Failed to run the query 'INSERT INTO users VALUES (1, 'raw')'", 'SQLITE_CONSTRAINT_PRIMARYKEY'], 'db.run() error');
     } finally {
       await db.close();
     }

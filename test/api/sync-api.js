@@ -61,7 +61,10 @@ export const tests = {
       ok(e instanceof TypeError && !db.inTransaction, 'an async fn is refused and rolled back');
       await rejects(() => db.batch([['INSERT INTO t VALUES (?)', [20]], ['INSERT INTO t VALUES (?)', [1]]]), SQLITE_CONSTRAINT_UNIQUE, 'failing batch');
       eq(db.query('SELECT count(*) AS n FROM t WHERE x = 20'), [{ n: 0 }], 'batch rolled back');
-      eq(db.batch([['INSERT INTO t VALUES (?)', [20]], 'SELECT max(x) AS m FROM t'])[1].rows, [{ m: 20 }], 'batch');
+      const res = db.batch([['INSERT INTO t VALUES (?)', [20]], 'SELECT max(x) AS m FROM t', 'INSERT INTO t VALUES (21) RETURNING x AS y']);
+      eq(res.map((r) => [r.rows, r.columns]), [[[], []], [[{ m: 20 }], ['m']], [[{ y: 21 }], ['y']]], 'batch: rows and result columns');
+      const one = await rejects(() => db.batch([['INSERT INTO t VALUES (?)', [1]]]), SQLITE_CONSTRAINT_UNIQUE, 'a batch of one statement');
+      eq(one.message, 'UNIQUE constraint failed: t.x', "a batch of one statement: the statement's own message");
     } finally { db.close(); }
   },
 

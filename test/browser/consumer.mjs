@@ -92,6 +92,9 @@ export async function buildConsumer({ check, ROOT, BUILD }) {
   execFileSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: app, stdio: 'pipe' });
   const built = fs.readdirSync(path.join(app, 'dist', 'assets'));
   check(built.some((f) => f.endsWith('.wasm')), 'consumer: vite build emits the .wasm as an asset', built.join(' '));
+  // Node's file storage stays out of the app (its lock file suffix marks it).
+  const nodeOnly = built.filter((f) => f.endsWith('.js') && fs.readFileSync(path.join(app, 'dist', 'assets', f), 'utf8').includes('.tempcrypt-lock'));
+  check(nodeOnly.length === 0, "consumer: the built app carries none of Node's file storage", nodeOnly.join(' '));
   return { testConsumer: (o) => testConsumer({ ...o, dist: path.join(app, 'dist') }) };
 }
 

@@ -2,7 +2,7 @@
 // package users do, through the package's own exports map.
 import {
   open, SqliteError, SQLITE_BUSY, SQLITE_CONSTRAINT_UNIQUE, RESULT_CODE_NAMES, type Database, type Row, type TempcryptStats, type SqlValue,
-  type BatchResult, type Transaction, type Storage,
+  type BatchResult, type Transaction, type Storage, type PeerShapedSqliteError,
 } from 'sqlite-tempcrypt';
 import * as w from 'sqlite-tempcrypt/worker';
 import { SqliteTempcryptDialect } from 'sqlite-tempcrypt/kysely';
@@ -31,6 +31,8 @@ async function rowTypes(db: Database, sdb: w.SyncDatabase): Promise<void> {
   for await (const n of st.iterate(1)) { const b: string = n.body; void b; }
   await st.run(1, 'a', null, new Uint8Array(1), 2n);
   const b: BatchResult<Note>[] = await db.batch<Note>(['SELECT 1']);
+  const batchColumns: string[] = b[0].columns;
+  void batchColumns;
   const sst: w.SyncStatement<Note> = sdb.prepare<Note>('SELECT id, body, tag FROM notes WHERE id = ?');
   const s1: Note | undefined = sst.get(1);
   const s2: Note[] = sdb.query<Note>('SELECT 1', [], { timeoutMs: 5 });
@@ -104,6 +106,8 @@ async function main(): Promise<void> {
   const prev: boolean = await db.tempcrypt.setEnabled(false);
   await db.close();
   try { await open('m', { storage: 'memory' }); } catch (e) { if (e instanceof SqliteError) { const c: number = e.code; void c; } }
+  const fromOrm = (e: unknown) => { const p = e as PeerShapedSqliteError; const name: string = p.code; const n: number = p.errcode; return p.codeName === name && p.primaryCode === (n & 0xff); };
+  void fromOrm;
 
   const sdb: w.SyncDatabase = await w.open('app.db', { storage: 'memory', observer: (ev: w.StorageEvent) => { if (ev.op === 'write' && ev.temp) void ev.data?.length; } });
   const r2: w.Row[] = sdb.query('SELECT 1 AS one');

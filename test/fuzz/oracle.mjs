@@ -319,7 +319,7 @@ export class Oracle {
     try {
       for (const [sql, params, osql] of o.entries.map(([a, b, c]) => [a, dec(b), c])) {
         const r = this.statement(osql || sql, params, { rowMode: o.rowMode });
-        out.push({ rows: r.rows, ...(r.readonly ? { changes: 0, lastInsertRowid: 0 } : r.info) });
+        out.push({ rows: r.rows, ...(r.readonly ? { changes: 0, lastInsertRowid: 0 } : r.info), columns: r.columns });
       }
     } catch (e) {
       end.rollback();

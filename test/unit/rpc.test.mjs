@@ -68,6 +68,37 @@ test("the main-thread API keeps a storage error's cause", async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+// Regression: a backend's error raised at open() became an SqliteError
+// with the same message whose cause was that error: the message twice.
+test("an error's message is said once: the cause holds only the failure underneath", async () => {
+  const dir = path.join(ROOT, 'build', 'node-unit', 'cause-once');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'a-file'), '');
+  const chain = (e) => (e ? [e, ...chain(e.cause)] : []);
+  const noRepeat = (e, what) => {
+    const all = chain(e);
+    for (let i = 1; i < all.length; i++) assert.notEqual(all[i].message, all[i - 1].message, `${what}: cause ${i} repeats the message`);
+  };
+  // A directory that cannot be made: the cause is the file system's error.
+  const mk = await open('a-file/sub/x.db', { storage: 'file', dir }).then(() => null, (err) => err);
+  assert.ok(mk instanceof SqliteError && mk.code === C.SQLITE_CANTOPEN, String(mk));
+  noRepeat(mk, 'mkdir');
+  assert.equal(mk.cause?.code, 'ENOTDIR');
+  // A lock held: nothing underneath, no cause.
+  const held = await open('held.db', { storage: 'file', dir });
+  try {
+    const busy = await open('held.db', { storage: 'file', dir, lockTimeoutMs: 10 }).then(() => null, (err) => err);
+    assert.ok(busy instanceof SqliteError && busy.code === C.SQLITE_BUSY, String(busy));
+    assert.match(busy.message, /is locked by/);
+    noRepeat(busy, 'lock');
+    assert.equal(busy.cause, undefined);
+  } finally {
+    await held.close();
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 // A dedicated Worker stand-in: the real dispatcher in-process, each answer
 // posted a few ms later (a message on its way), none once terminated.
 class SlowWorker {
