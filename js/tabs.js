@@ -197,8 +197,9 @@ class SharedLink extends TabServed {
     if (!first) {
       timer = limitTimer(() => {
         if (this.owner || this.becoming) return;
-        this.settleReady.reject(new SqliteError(`database "${this.name}" is in use by another tab or worker that does not answer ` +
-          `(it holds the Web Lock "${OWNER_LOCK}${this.key}"; waited ${this.lockTimeoutMs} ms)`, SQLITE_BUSY));
+        const [who, waited] = this.lockTimeoutMs > 0 ? [' that does not answer', ''] : ['', ': lockTimeoutMs 0 does not wait for its answer'];
+        this.settleReady.reject(new SqliteError(`database "${this.name}" is in use by another tab or worker${who} ` +
+          `(it holds the Web Lock "${OWNER_LOCK}${this.key}"; waited ${this.lockTimeoutMs} ms${waited})`, SQLITE_BUSY));
       }, this.lockTimeoutMs);
       this.askOwnership();
       this.post({ t: 'hello' });
