@@ -51,7 +51,7 @@ WASI_EMUL_LIBS := -lwasi-emulated-signal -lwasi-emulated-process-clocks \
     -lwasi-emulated-getpid -lwasi-emulated-mman
 WASI_SHELL_DEFS := -DSQLITE_SHELL_INIT_PROC=sqlite3_tempcrypt_wasi_shell_init
 
-WASI_TC_OBJS   := $(WASI)/chacha20.o $(WASI)/tempcrypt.o
+WASI_TC_OBJS   := $(patsubst src/%.c,$(WASI)/%.o,$(TC_SRC))
 WASI_SHELL_OBJS := $(WASI)/shell.o $(WASI)/shell_init.o $(WASI)/shell_init_wasi.o \
     $(WASI)/compat.o $(WASI)/cabi_realloc.o
 
@@ -100,7 +100,7 @@ $(WASI)/disabled/tempcrypt.o: src/tempcrypt.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h 
 	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_DEFAULT_ENABLED=0 \
 	    -I$(SQLITE_DIR) -Isrc -c $< -o $@
 
-$(WASI)/sqlite3-disabled.wasm: $(WASI_SHELL_OBJS) $(WASI)/chacha20.o \
+$(WASI)/sqlite3-disabled.wasm: $(WASI_SHELL_OBJS) $(WASI)/chacha20.o $(WASI)/tempcrypt_vtab.o \
     $(WASI)/disabled/tempcrypt.o $(WASI)/libsqlite3.a
 	$(WASI_CC) $(WASI_LDFLAGS) -o $@ $^ $(WASI_EMUL_LIBS)
 
@@ -110,7 +110,7 @@ $(WASI)/testing/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_TESTING \
 	    -I$(SQLITE_DIR) -Isrc -c $< -o $@
 
-$(WASI)/testing/libtempcrypt.a: $(WASI)/testing/chacha20.o $(WASI)/testing/tempcrypt.o
+$(WASI)/testing/libtempcrypt.a: $(patsubst src/%.c,$(WASI)/testing/%.o,$(TC_SRC))
 	rm -f $@ && $(WASI_AR) rcs $@ $^
 
 # The shell wrapped as a WASI preview2 component for jco (the tests time

@@ -211,6 +211,12 @@ struct TcFile {
   i64 nMemSlot;            /* Entries of apMem */
   i64 nMemTop;             /* No block from here on is in memory */
   u64 nMemByte;            /* Bytes this file holds in the tier */
+  TcFile *pNextTemp;       /* The list of open temp files (tcTempList) */
+  TcFile **ppPrevTemp;     /* What points at this file in that list */
+  u64 iId;                 /* Temp file number (from 1), 0: not a temp file */
+  u64 nWrite;              /* Bytes SQLite wrote to this temp file */
+  u64 nLowerWrite;         /* Bytes this temp file wrote to the lower VFS */
+  u64 nEnciphered;         /* Bytes of this file run through ChaCha20 */
   u8 aKey[32];             /* This file's key */
 };
 
@@ -239,6 +245,9 @@ static uint64_t tcSwap(uint64_t *p, uint64_t v){ uint64_t o = *p; *p = v; return
                              __ATOMIC_RELAXED, __ATOMIC_RELAXED)
 #endif
 #define TC_TAKE(x)       TC_SWAP(x, 0)
+/* A per-file counter: one thread writes it, sqlite3_tempcrypt_files()
+** reads it from any thread. */
+#define TC_BUMP(x, n)    TC_STORE(x, TC_LOAD(x) + (n))
 
 static int tcEnabled = SQLITE_TEMPCRYPT_DEFAULT_ENABLED ? 1 : 0;
 static struct sqlite3_tempcrypt_stats tcStats;   /* the counters */
@@ -426,6 +435,7 @@ static void tcCipher(TcFile *p, u8 *out, const u8 *in, int n,
   u8 aNonce[12];
   if( n<=0 ) return;
   TC_ADD(tcStats.nEnciphered, (u64)n);
+  TC_BUMP(p->nEnciphered, (u64)n);
   store64_le(aNonce, iCtr);
   memset(aNonce+8, 0, 4);
   if( iOff & 63 ){
@@ -702,6 +712,7 @@ static int tcRepair(TcFile *p){
     rc = pSub->pMethods->xWrite(pSub, p->aBuf, TC_HDR+p->nPending,
                                 tcPhysOffset(p, p->kPending));
     TC_ADD(tcStats.nPhysicalWrite, (u64)(TC_HDR+p->nPending));
+    TC_BUMP(p->nLowerWrite, (u64)(TC_HDR+p->nPending));
     if( rc!=SQLITE_OK ){
       /* The write may have stored part of the block: the tail again. */
       p->bDirtyTail = 1;
@@ -790,6 +801,7 @@ static int tcWriteBlock(TcFile *p, i64 k, int iOff, const u8 *z, int n){
     rc = pSub->pMethods->xWrite(pSub, p->aBuf, nPhys, iPhys);
   }
   TC_ADD(tcStats.nPhysicalWrite, (u64)nPhys);
+  TC_BUMP(p->nLowerWrite, (u64)nPhys);
   if( rc!=SQLITE_OK ){
     if( !bAppend && nValid>0 ){
       /* The valid part on disk may be half old, half new.  aBuf holds
@@ -879,11 +891,86 @@ static int tcStore(TcFile *p, i64 k, int iOff, const u8 *z, int n){
   return tcWriteBlock(p, k, iOff, z, n);
 }
 
+/* ------------------------------------------------------------ file list */
+
+/*
+** The temp files open in the process, newest first, and what the last
+** TC_NCLOSED closed ones looked like when they closed: what
+** sqlite3_tempcrypt_files() reports (the SQL table tempcrypt_files,
+** tempcrypt_vtab.c).  Touched at open and close only, under the mutex
+** SQLite keeps for extension VFSes, which sqlite3_tempcrypt_register()
+** also takes (never both at once).
+*/
+#define TC_NCLOSED 16
+static TcFile *tcTempList = 0;
+static u64 tcTempCount = 0;           /* temp files opened so far */
+static struct sqlite3_tempcrypt_file tcClosed[TC_NCLOSED];
+static u64 tcClosedCount = 0;         /* temp files closed so far */
+
+static void tcTempInfo(TcFile *p, struct sqlite3_tempcrypt_file *pOut){
+  memset(pOut, 0, sizeof(*pOut));
+  pOut->id = p->iId;
+  pOut->flags = p->openFlags;
+  pOut->open = 1;
+  pOut->encrypted = p->bCrypt;
+  pOut->blockSize = p->szBlock;
+  pOut->lower = p->bLower;
+  pOut->size = p->bCrypt ? p->iSize : -1;
+  pOut->nWrite = TC_LOAD(p->nWrite);
+  pOut->nMemBytes = TC_LOAD(p->nMemByte);
+  pOut->nLowerWrite = TC_LOAD(p->nLowerWrite);
+  pOut->nEnciphered = TC_LOAD(p->nEnciphered);
+}
+
+static void tcTempAdd(TcFile *p){
+  sqlite3_mutex *pMutex = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_VFS2);
+  sqlite3_mutex_enter(pMutex);
+  p->iId = ++tcTempCount;
+  p->pNextTemp = tcTempList;
+  p->ppPrevTemp = &tcTempList;
+  if( tcTempList ) tcTempList->ppPrevTemp = &p->pNextTemp;
+  tcTempList = p;
+  sqlite3_mutex_leave(pMutex);
+}
+
+static void tcTempRemove(TcFile *p){
+  sqlite3_mutex *pMutex = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_VFS2);
+  struct sqlite3_tempcrypt_file *pLast;
+  sqlite3_mutex_enter(pMutex);
+  *p->ppPrevTemp = p->pNextTemp;
+  if( p->pNextTemp ) p->pNextTemp->ppPrevTemp = p->ppPrevTemp;
+  pLast = &tcClosed[tcClosedCount++ % TC_NCLOSED];
+  tcTempInfo(p, pLast);
+  pLast->open = 0;
+  sqlite3_mutex_leave(pMutex);
+}
+
+int sqlite3_tempcrypt_files(struct sqlite3_tempcrypt_file *aOut, int nOut){
+  sqlite3_mutex *pMutex;
+  TcFile *p;
+  u64 i, nClosed;
+  int n = 0;
+  if( sqlite3_initialize()!=SQLITE_OK ) return -1;
+  pMutex = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_VFS2);
+  sqlite3_mutex_enter(pMutex);
+  for(p=tcTempList; p; p=p->pNextTemp, n++){
+    if( n<nOut ) tcTempInfo(p, &aOut[n]);
+  }
+  /* Then the closed ones, newest first. */
+  nClosed = tcClosedCount<TC_NCLOSED ? tcClosedCount : TC_NCLOSED;
+  for(i=1; i<=nClosed; i++, n++){
+    if( n<nOut ) aOut[n] = tcClosed[(tcClosedCount-i) % TC_NCLOSED];
+  }
+  sqlite3_mutex_leave(pMutex);
+  return n;
+}
+
 /* ------------------------------------------------------------ methods */
 
 static int tcClose(sqlite3_file *pFile){
   TcFile *p = (TcFile*)pFile;
   pFile = ORIGFILE(pFile);
+  if( p->iId ) tcTempRemove(p);
   if( p->bCrypt ) tcWipeFile(p);
   if( !p->bLower ) return SQLITE_OK;
   return pFile->pMethods->xClose(pFile);
@@ -962,7 +1049,13 @@ static int tcWrite(sqlite3_file *pFile, const void *zBuf, int iAmt, sqlite3_int6
   i64 iOldSize = p->iSize;
   int rc;
 
-  if( !p->bCrypt ) return pSub->pMethods->xWrite(pSub, zBuf, iAmt, iOfst);
+  if( !p->bCrypt ){
+    if( p->iId && iAmt>0 ){           /* a plaintext temp file */
+      TC_BUMP(p->nWrite, (u64)iAmt);
+      TC_BUMP(p->nLowerWrite, (u64)iAmt);
+    }
+    return pSub->pMethods->xWrite(pSub, zBuf, iAmt, iOfst);
+  }
   if( iAmt<=0 ) return SQLITE_OK;
   if( p->szBlock==0 ){
     rc = tcSetBlockSize(p, tcChooseBlockSize(p->bDbFile, iAmt, iOfst));
@@ -971,6 +1064,7 @@ static int tcWrite(sqlite3_file *pFile, const void *zBuf, int iAmt, sqlite3_int6
   rc = tcRepair(p);
   if( rc!=SQLITE_OK ) return rc==SQLITE_FULL ? rc : SQLITE_IOERR_WRITE;
   TC_ADD(tcStats.nLogicalWrite, (u64)iAmt);
+  TC_BUMP(p->nWrite, (u64)iAmt);
 
   /* A write that starts in a later block first fills up the last one. */
   if( iOfst/p->szBlock > tcLastBlock(p) ) rc = tcFillLast(p, iOfst);
@@ -1326,6 +1420,8 @@ tc_open_done:
   }
   pFile->pMethods = tcMethodsFor(p);
   if( zName==0 ){
+    p->openFlags = flags;
+    tcTempAdd(p);
     if( p->bCrypt ){
       TC_ADD(tcStats.nFileEncrypted, 1);
 #ifdef SQLITE_TEMPCRYPT_TESTING
@@ -1441,6 +1537,10 @@ int sqlite3_tempcrypt_register(const char *zBase, int makeDefault){
 
 register_done:
   sqlite3_mutex_leave(pMutex);
+  /* The SQL table tempcrypt_files in every connection opened from now on. */
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_auto_extension((void(*)(void))sqlite3_tempcrypt_files_init);
+  }
   return rc;
 }
 

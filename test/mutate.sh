@@ -142,10 +142,11 @@ build() {
   mkdir -p "$W/bin"; rm -f "$W/bin/"*
   $CC $CFL -I"$s" -c "$s/tempcrypt.c" -o "$W/obj/tc.o" 2>"$W/build.log" || return 1
   $CC $CFL -I"$s" -c "$s/chacha20.c" -o "$W/obj/cc.o" 2>>"$W/build.log" || return 1
+  $CC $CFL -I"$s" -c "$s/tempcrypt_vtab.c" -o "$W/obj/vt.o" 2>>"$W/build.log" || return 1
   for t in $TESTS; do
     local lib=""
     [ "$t" = chacha20_test ] && lib="-lsodium"
-    $CC -o "$W/bin/$t" "$W/obj/$t.o" "$W/obj/libtest.a" "$W/obj/tc.o" "$W/obj/cc.o" "$SQLITE_O" $lib $LIBS \
+    $CC -o "$W/bin/$t" "$W/obj/$t.o" "$W/obj/libtest.a" "$W/obj/tc.o" "$W/obj/vt.o" "$W/obj/cc.o" "$SQLITE_O" $lib $LIBS \
       2>>"$W/build.log" || return 1
   done
 }
