@@ -920,6 +920,31 @@ static void tcTempInfo(TcFile *p, struct sqlite3_tempcrypt_file *pOut){
   pOut->nMemBytes = TC_LOAD(p->nMemByte);
   pOut->nLowerWrite = TC_LOAD(p->nLowerWrite);
   pOut->nEnciphered = TC_LOAD(p->nEnciphered);
+  pOut->nFound = -1;
+}
+
+/*
+** Occurrences of the needle in what file p stored on the lower VFS, read
+** back through it in chunks that overlap by nNeedle-1 bytes; -1 if out of
+** memory or a read fails.
+*/
+static i64 tcTempFind(TcFile *p, const u8 *aNeedle, int nNeedle, u8 *aChunk,
+                      int nChunk){
+  sqlite3_file *pSub = ORIGFILE(p);
+  i64 iSize = 0, iOfst = 0, nFound = 0;
+  if( !p->bLower ) return 0;
+  if( pSub->pMethods->xFileSize(pSub, &iSize)!=SQLITE_OK ) return -1;
+  while( iOfst<iSize ){
+    int n = iSize-iOfst < nChunk ? (int)(iSize-iOfst) : nChunk, i;
+    if( n<nNeedle ) break;
+    if( pSub->pMethods->xRead(pSub, aChunk, n, iOfst)!=SQLITE_OK ) return -1;
+    for(i=0; i+nNeedle<=n; i++){
+      if( aChunk[i]==aNeedle[0] && memcmp(aChunk+i, aNeedle, nNeedle)==0 ) nFound++;
+    }
+    if( iOfst+n>=iSize ) break;
+    iOfst += n - (nNeedle-1);
+  }
+  return nFound;
 }
 
 static void tcTempAdd(TcFile *p){
@@ -945,16 +970,27 @@ static void tcTempRemove(TcFile *p){
   sqlite3_mutex_leave(pMutex);
 }
 
-int sqlite3_tempcrypt_files(struct sqlite3_tempcrypt_file *aOut, int nOut){
+int sqlite3_tempcrypt_files(struct sqlite3_tempcrypt_file *aOut, int nOut,
+                            const void *pNeedle, int nNeedle){
+  const int nChunk = 65536;
   sqlite3_mutex *pMutex;
   TcFile *p;
   u64 i, nClosed;
+  u8 *aChunk = 0;
   int n = 0;
   if( sqlite3_initialize()!=SQLITE_OK ) return -1;
+  if( nNeedle>0 ){
+    if( nNeedle>nChunk ) return -1;
+    aChunk = sqlite3_malloc(nChunk);
+    if( aChunk==0 ) return -1;
+  }
   pMutex = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_VFS2);
+  /* No file in the list closes while the mutex is held (tcTempRemove). */
   sqlite3_mutex_enter(pMutex);
   for(p=tcTempList; p; p=p->pNextTemp, n++){
-    if( n<nOut ) tcTempInfo(p, &aOut[n]);
+    if( n>=nOut ) continue;
+    tcTempInfo(p, &aOut[n]);
+    if( aChunk ) aOut[n].nFound = tcTempFind(p, (const u8*)pNeedle, nNeedle, aChunk, nChunk);
   }
   /* Then the closed ones, newest first. */
   nClosed = tcClosedCount<TC_NCLOSED ? tcClosedCount : TC_NCLOSED;
@@ -962,6 +998,7 @@ int sqlite3_tempcrypt_files(struct sqlite3_tempcrypt_file *aOut, int nOut){
     if( n<nOut ) aOut[n] = tcClosed[(tcClosedCount-i) % TC_NCLOSED];
   }
   sqlite3_mutex_leave(pMutex);
+  sqlite3_free(aChunk);
   return n;
 }
 

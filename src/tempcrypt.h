@@ -107,7 +107,10 @@ void sqlite3_tempcrypt_stats(struct sqlite3_tempcrypt_stats *pOut, int reset);
 ** The temp files open in the process (every connection on the tempcrypt
 ** VFS), newest first, then the last 16 that closed, as they were when they
 ** closed.  Fills aOut[0..nOut-1] and returns how many there are (which may
-** be more than nOut), or -1 if SQLite cannot initialize.
+** be more than nOut), or -1 if SQLite cannot initialize or is out of
+** memory.  With a needle (nNeedle > 0), nFound counts its occurrences in
+** the bytes each open file stored on the lower VFS, read back through it
+** (-1: closed, or no needle); bytes in the memory tier are not storage.
 */
 struct sqlite3_tempcrypt_file {
   uint64_t id;           /* temp files are numbered as they open, from 1 */
@@ -121,8 +124,10 @@ struct sqlite3_tempcrypt_file {
   uint64_t nMemBytes;    /* bytes the memory tier holds for it */
   uint64_t nLowerWrite;  /* bytes it wrote to the lower VFS (storage) */
   uint64_t nEnciphered;  /* bytes of it run through ChaCha20, both ways */
+  int64_t nFound;        /* occurrences of the needle in its stored bytes */
 };
-int sqlite3_tempcrypt_files(struct sqlite3_tempcrypt_file *aOut, int nOut);
+int sqlite3_tempcrypt_files(struct sqlite3_tempcrypt_file *aOut, int nOut,
+                            const void *pNeedle, int nNeedle);
 
 /*
 ** The eponymous virtual table tempcrypt_files (SELECT * FROM

@@ -28,6 +28,10 @@
 **   bytes_to_storage bytes it wrote to the lower VFS: counters and
 **                 ciphertext, or plaintext when not encrypted
 **   bytes_ciphered   bytes of it run through ChaCha20, both ways
+**   found         with an argument, tempcrypt_files('needle'): how often
+**                 the needle (text or blob) occurs in the bytes the file
+**                 stored on the lower VFS, read back through it (NULL for
+**                 a closed file); what the memory tier holds is not counted
 */
 #include <string.h>
 #include "sqlite3.h"
@@ -44,6 +48,8 @@
 #define TCV_MEMORY   8
 #define TCV_TO_STORE 9
 #define TCV_CIPHERED 10
+#define TCV_FOUND    11
+#define TCV_FIND     12   /* the hidden argument */
 
 typedef struct TcvCursor TcvCursor;
 struct TcvCursor {
@@ -81,7 +87,8 @@ static int tcvConnect(sqlite3 *db, void *pAux, int argc, const char *const*argv,
      "CREATE TABLE x(id INTEGER, kind TEXT, open INTEGER, encrypted INTEGER,"
      " block_size INTEGER, in_storage INTEGER, size INTEGER,"
      " bytes_written INTEGER, bytes_in_memory INTEGER,"
-     " bytes_to_storage INTEGER, bytes_ciphered INTEGER)");
+     " bytes_to_storage INTEGER, bytes_ciphered INTEGER, found INTEGER,"
+     " find HIDDEN)");
   if( rc!=SQLITE_OK ) return rc;
   pNew = sqlite3_malloc(sizeof(*pNew));
   if( pNew==0 ) return SQLITE_NOMEM;
@@ -119,15 +126,27 @@ static int tcvFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                      int argc, sqlite3_value **argv){
   TcvCursor *pCur = (TcvCursor*)cur;
   int n = 32;
-  (void)idxNum; (void)idxStr; (void)argc; (void)argv;
+  const void *pNeedle = 0;
+  int nNeedle = 0;
+  (void)idxStr;
+  if( idxNum==1 && argc==1 && sqlite3_value_type(argv[0])!=SQLITE_NULL ){
+    pNeedle = sqlite3_value_blob(argv[0]);
+    nNeedle = sqlite3_value_bytes(argv[0]);
+    if( nNeedle==0 || nNeedle>65536 ){
+      sqlite3_free(cur->pVtab->zErrMsg);
+      cur->pVtab->zErrMsg = sqlite3_mprintf(
+          "tempcrypt_files: the needle must be 1 to 65536 bytes");
+      return SQLITE_ERROR;
+    }
+  }
   for(;;){
     int nHave;
     sqlite3_free(pCur->aFile);
     pCur->aFile = sqlite3_malloc64(sizeof(pCur->aFile[0])*(sqlite3_uint64)n);
     pCur->nFile = 0;
     if( pCur->aFile==0 ) return SQLITE_NOMEM;
-    nHave = sqlite3_tempcrypt_files(pCur->aFile, n);
-    if( nHave<0 ) return SQLITE_ERROR;
+    nHave = sqlite3_tempcrypt_files(pCur->aFile, n, pNeedle, nNeedle);
+    if( nHave<0 ) return SQLITE_NOMEM;
     if( nHave<=n ){
       pCur->nFile = nHave;
       break;
@@ -164,7 +183,11 @@ static int tcvColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
     case TCV_WRITTEN:  sqlite3_result_int64(ctx, (sqlite3_int64)p->nWrite); break;
     case TCV_MEMORY:   sqlite3_result_int64(ctx, (sqlite3_int64)p->nMemBytes); break;
     case TCV_TO_STORE: sqlite3_result_int64(ctx, (sqlite3_int64)p->nLowerWrite); break;
-    default:           sqlite3_result_int64(ctx, (sqlite3_int64)p->nEnciphered); break;
+    case TCV_CIPHERED: sqlite3_result_int64(ctx, (sqlite3_int64)p->nEnciphered); break;
+    case TCV_FOUND:
+      if( p->nFound>=0 ) sqlite3_result_int64(ctx, p->nFound);
+      break;
+    default:           break;   /* find: NULL */
   }
   return SQLITE_OK;
 }
@@ -174,8 +197,19 @@ static int tcvRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
   return SQLITE_OK;
 }
 
+/* An equality on the hidden column find is the argument: idxNum 1. */
 static int tcvBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pInfo){
+  int i;
   (void)tab;
+  for(i=0; i<pInfo->nConstraint; i++){
+    const struct sqlite3_index_constraint *c = &pInfo->aConstraint[i];
+    if( c->iColumn!=TCV_FIND || c->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
+    if( !c->usable ) return SQLITE_CONSTRAINT;
+    pInfo->aConstraintUsage[i].argvIndex = 1;
+    pInfo->aConstraintUsage[i].omit = 1;
+    pInfo->idxNum = 1;
+    break;
+  }
   pInfo->estimatedCost = 100.0;
   pInfo->estimatedRows = 32;
   return SQLITE_OK;
