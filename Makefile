@@ -140,7 +140,7 @@ deps:
 # BENCH_DIR is used by browser.mk, whose build conformance.mk and demo.mk
 # use.  A new mk/*.mk must be listed here (make says so if it is not).
 TEST_TARGETS :=
-MK_FILES := mk/native.mk mk/proof.mk mk/wasi.mk mk/bench.mk mk/browser.mk \
+MK_FILES := mk/native.mk mk/proof.mk mk/wasi.mk mk/wasi-dist.mk mk/bench.mk mk/browser.mk \
             mk/conformance.mk mk/demo.mk mk/fuzz.mk
 $(if $(filter-out $(MK_FILES),$(wildcard mk/*.mk)),\
   $(error mk/*.mk not in MK_FILES (Makefile): $(filter-out $(MK_FILES),$(wildcard mk/*.mk))))
