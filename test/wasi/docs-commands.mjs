@@ -21,7 +21,7 @@ import { root } from './lib.mjs';
 
 const wasmtime = path.resolve(root, process.env.TEMPCRYPT_WASMTIME || 'build/tools/bin/wasmtime');
 const MARK = /^<!-- test\/wasi\/docs-commands\.mjs runs this block \((checkout|package)\)( and compares its output)? -->$/;
-const SHELL_INPUT = '.vfsname\nSELECT count(*) >= 0 FROM tempcrypt_files;\n';
+const SHELL_INPUT = 'SELECT count(*) >= 0 FROM tempcrypt_files;\n.vfsname\n';
 
 // The block starting at line i: { text, lang, end }.
 function blockAt(lines, i) {
@@ -86,6 +86,18 @@ for (const b of BLOCKS) {
     const env = { ...process.env, PATH: process.env.PATH.split(':').filter((p) => path.resolve(p) !== path.dirname(wasmtime)).join(':') };
     const out = execFileSync(cmd, args, { cwd: dir, encoding: 'utf8', env, input: interactive ? SHELL_INPUT : '', stdio: ['pipe', 'pipe', 'pipe'] });
     if (b.expect !== null) assert.equal(out, b.expect);
-    if (interactive) assert.match(out, /^tempcrypt\/unix-dotfile\n1\n$/m);
+    if (interactive) assert.match(out, /^1\ntempcrypt\/unix-dotfile\n$/m);
   });
 }
+
+// `make wasi-shell DB=...` (README, docs/wasi.md): the shell under the
+// checkout's wasmtime, the database a path under the checkout.
+test('make wasi-shell DB=... runs the shell under the checkout\'s wasmtime', () => {
+  const db = path.join('build', `docs-commands-${process.pid}.db`);
+  try {
+    const out = execFileSync('make', ['-s', 'wasi-shell', `DB=${db}`, `WASMTIME=${wasmtime}`], { cwd: root, encoding: 'utf8', input: SHELL_INPUT, stdio: ['pipe', 'pipe', 'pipe'] });
+    assert.equal(out, '1\ntempcrypt/unix-dotfile\n');
+  } finally {
+    for (const f of [db, `${db}.lock`]) fs.rmSync(path.join(root, f), { recursive: true, force: true });
+  }
+});
