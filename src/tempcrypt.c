@@ -248,6 +248,16 @@ static uint64_t tcSwap(uint64_t *p, uint64_t v){ uint64_t o = *p; *p = v; return
 /* A per-file counter: one thread writes it, sqlite3_tempcrypt_files()
 ** reads it from any thread. */
 #define TC_BUMP(x, n)    TC_STORE(x, TC_LOAD(x) + (n))
+/* The fields it reads of a file (size, block size, bLower) are stored
+** with TC_STORE; bLower is published once the lower file is open, so
+** that a reader that sees it may read the lower file (tcTempFind). */
+#if defined(__wasm__) && !defined(__wasm_atomics__)
+# define TC_PUBLISH(x, v) ((x) = (v))
+# define TC_ACQUIRE(x)    (x)
+#else
+# define TC_PUBLISH(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+# define TC_ACQUIRE(x)    __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#endif
 
 static int tcEnabled = SQLITE_TEMPCRYPT_DEFAULT_ENABLED ? 1 : 0;
 static struct sqlite3_tempcrypt_stats tcStats;   /* the counters */
@@ -463,7 +473,7 @@ static int tcSetBlockSize(TcFile *p, int szBlock){
   assert( p->szBlock==0 && p->aBuf==0 );
   p->aBuf = sqlite3_malloc(TC_HDR + szBlock);
   if( p->aBuf==0 ) return SQLITE_NOMEM;
-  p->szBlock = szBlock;
+  TC_STORE(p->szBlock, szBlock);
   return SQLITE_OK;
 }
 
@@ -505,13 +515,13 @@ static int tcMemClaim(TcFile *p, u64 n){
     if( cur + n > TC_LOAD(tcBudget) ) return 0;
   }while( !TC_CAS(tcMemUsed, cur, cur + n) );
   tcPeakRaise(cur + n);
-  p->nMemByte += n;
+  TC_BUMP(p->nMemByte, n);
   return 1;
 }
 
 static void tcMemUnclaim(TcFile *p, u64 n){
   assert( n<=p->nMemByte );
-  p->nMemByte -= n;
+  TC_STORE(p->nMemByte, p->nMemByte - n);
   TC_SUB(tcMemUsed, n);
 }
 
@@ -621,7 +631,7 @@ static int tcLowerOpen(TcFile *p){
     sqlite3_log(rc, "tempcrypt: cannot open the lower file of a temp file");
     return rc;
   }
-  p->bLower = 1;
+  TC_PUBLISH(p->bLower, 1);
   TC_ADD(tcStats.nFileSpilled, 1);
 #ifdef SQLITE_TEMPCRYPT_TESTING
   if( tcKeyHook ) tcKeyHook(tcKeyHookArg, &p->base, pSub, p->openFlags, p->aKey);
@@ -814,7 +824,7 @@ static int tcWriteBlock(TcFile *p, i64 k, int iOff, const u8 *z, int n){
     }
     return rc;
   }
-  if( k*p->szBlock + iTo > p->iSize ) p->iSize = k*p->szBlock + iTo;
+  if( k*p->szBlock + iTo > p->iSize ) TC_STORE(p->iSize, k*p->szBlock + iTo);
   if( k==tcLastBlock(p) ){
     p->iLastCtr = iCtr;
     p->bLastKnown = 1;
@@ -848,7 +858,7 @@ static int tcFillLast(TcFile *p, i64 iEnd){
 */
 static void tcWriteFailed(TcFile *p, i64 iOldSize){
   sqlite3_file *pSub = ORIGFILE(p);
-  p->iSize = iOldSize;
+  TC_STORE(p->iSize, iOldSize);
   p->bLastKnown = 0;
   /* The pending block had valid bytes before the write. */
   assert( !p->bPending || p->kPending*p->szBlock<iOldSize );
@@ -878,7 +888,7 @@ static int tcStore(TcFile *p, i64 k, int iOff, const u8 *z, int n){
       memset(a + iOff, 0, n);
     }
     if( iEnd>p->iSize ){
-      p->iSize = iEnd;
+      TC_STORE(p->iSize, iEnd);
       p->bLastKnown = 0;   /* the last block is in memory now */
     }
     return SQLITE_OK;
@@ -913,9 +923,9 @@ static void tcTempInfo(TcFile *p, struct sqlite3_tempcrypt_file *pOut){
   pOut->flags = p->openFlags;
   pOut->open = 1;
   pOut->encrypted = p->bCrypt;
-  pOut->blockSize = p->szBlock;
-  pOut->lower = p->bLower;
-  pOut->size = p->bCrypt ? p->iSize : -1;
+  pOut->blockSize = TC_LOAD(p->szBlock);
+  pOut->lower = TC_ACQUIRE(p->bLower);
+  pOut->size = p->bCrypt ? TC_LOAD(p->iSize) : -1;
   pOut->nWrite = TC_LOAD(p->nWrite);
   pOut->nMemBytes = TC_LOAD(p->nMemByte);
   pOut->nLowerWrite = TC_LOAD(p->nLowerWrite);
@@ -932,7 +942,7 @@ static i64 tcTempFind(TcFile *p, const u8 *aNeedle, int nNeedle, u8 *aChunk,
                       int nChunk){
   sqlite3_file *pSub = ORIGFILE(p);
   i64 iSize = 0, iOfst = 0, nFound = 0;
-  if( !p->bLower ) return 0;
+  if( !TC_ACQUIRE(p->bLower) ) return 0;
   if( pSub->pMethods->xFileSize(pSub, &iSize)!=SQLITE_OK ) return -1;
   while( iOfst<iSize ){
     int n = iSize-iOfst < nChunk ? (int)(iSize-iOfst) : nChunk, i;
@@ -1153,7 +1163,7 @@ static int tcTruncate(sqlite3_file *pFile, sqlite3_int64 size){
     }
     tcLowerCut(p, size);
   }
-  p->iSize = size;
+  TC_STORE(p->iSize, size);
   tcMemClip(p);
   p->bLastKnown = 0;   /* keystream past the new end is spent */
   p->bDirtyTail = 0;   /* the lower file ends where the data does */
@@ -1442,7 +1452,7 @@ static int tcOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile,
   }
   rc = ORIGVFS(pVfs)->xOpen(ORIGVFS(pVfs), zName, pSub, flags, pOutFlags);
   if( rc==SQLITE_OK ){
-    p->bLower = 1;
+    TC_PUBLISH(p->bLower, 1);
     if( p->bCrypt ) TC_ADD(tcStats.nFileSpilled, 1);
   }else if( pSub->pMethods ){
     pSub->pMethods->xClose(pSub);
