@@ -62,6 +62,8 @@ MUT=(
 "tier: file control reaches a missing lower file :: tempcrypt.c :: tcFileControl :: rc = tcLowerOpen(p); :: rc = SQLITE_OK;"
 "tier: lower file opened at once despite a budget :: tempcrypt.c :: tcOpen :: if( TC_LOAD(tcBudget)>0 ){ :: if( 0 ){"
 "tier: late lower file without SQLite's lock :: tempcrypt.c :: tcLowerOpen :: rc = pSub->pMethods->xLock(pSub, aLevel[i]); :: (void)aLevel;"
+"file list: the scan's chunks without overlap :: tempcrypt.c :: tcTempFind :: iOfst += n - (nNeedle-1); :: iOfst += n;"
+"file list: a closed file's figures not kept :: tempcrypt.c :: tcTempRemove :: tcTempInfo(p, pLast); :: (void)0;"
 "first write's block size: a journal's header taken as the block size :: tempcrypt.c :: tcChooseBlockSize :: iAmt>=(bDbFile ? TC_MIN_PAGE : TC_BLOCK) :: iAmt>=TC_MIN_PAGE"
 "first write's block size: sorter units split into 4096-byte blocks :: tempcrypt.c :: tcChooseBlockSize :: iAmt>=(bDbFile ? TC_MIN_PAGE : TC_BLOCK) && :: bDbFile && iAmt>=TC_MIN_PAGE &&"
 )
