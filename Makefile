@@ -54,7 +54,9 @@ WASM_SQLITE_DEFS ?= $(WASM_SPEED_DEFS) \
 # The shell registers tempcrypt as the default VFS before anything else.
 SHELL_DEFS  ?= -DSQLITE_SHELL_INIT_PROC=sqlite3_tempcrypt_shell_init
 
-TC_SRC  := src/chacha20.c src/tempcrypt.c
+# tempcrypt_vtab.c: the SQL table tempcrypt_files, which
+# sqlite3_tempcrypt_register() adds to every connection.
+TC_SRC  := src/chacha20.c src/tempcrypt.c src/tempcrypt_vtab.c
 TC_HDR  := src/tempcrypt.h src/chacha20.h
 
 # $(call flags_stamp,FILE,TEXT): a rule for FILE holding TEXT (the compiler
@@ -109,7 +111,7 @@ $(NATIVE)/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(NATIVE)/flags
 	@mkdir -p $(@D)
 	$(CC) $(NATIVE_CFLAGS) -c $< -o $@
 
-$(NATIVE)/libtempcrypt.a: $(NATIVE)/chacha20.o $(NATIVE)/tempcrypt.o
+$(NATIVE)/libtempcrypt.a: $(patsubst src/%.c,$(NATIVE)/%.o,$(TC_SRC))
 	rm -f $@ && ar rcs $@ $^
 
 # SQLite itself is not ours: no -Wextra for it.
@@ -138,7 +140,7 @@ deps:
 # BENCH_DIR is used by browser.mk, whose build conformance.mk and demo.mk
 # use.  A new mk/*.mk must be listed here (make says so if it is not).
 TEST_TARGETS :=
-MK_FILES := mk/native.mk mk/proof.mk mk/wasi.mk mk/bench.mk mk/browser.mk \
+MK_FILES := mk/native.mk mk/proof.mk mk/wasi.mk mk/wasi-dist.mk mk/bench.mk mk/browser.mk \
             mk/conformance.mk mk/demo.mk mk/fuzz.mk
 $(if $(filter-out $(MK_FILES),$(wildcard mk/*.mk)),\
   $(error mk/*.mk not in MK_FILES (Makefile): $(filter-out $(MK_FILES),$(wildcard mk/*.mk))))

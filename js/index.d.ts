@@ -108,6 +108,17 @@ export interface RunResult {
   lastInsertRowid: number | bigint;
 }
 
+/** One file of the storage underneath as stored, from db.scanFiles(). */
+export interface RawPoolFile {
+  /** The OPFS pool file, or the path of storage 'file'. */
+  file: string;
+  /** The SQLite file it holds; null for a temp file or a free pool file. */
+  path: string | null;
+  flags: number;
+  /** Everything in the file, the pool header included. */
+  bytes: Uint8Array;
+}
+
 /** One file of the storage underneath (OPFS pool file or memory file). */
 export interface StoredFile {
   /** Pool file name in OPFS (storage 'opfs' only). */
@@ -274,6 +285,11 @@ export declare class Database extends Queryable {
   heapSize(): Promise<number>;
   /** Files in the storage underneath, and temp leftovers wiped at open. */
   files(): Promise<{ list: StoredFile[]; wipedAtOpen: StoredFile[] }>;
+  /**
+   * The raw bytes of every file in the storage underneath (OPFS pool files with their header, or the files of
+   * storage 'file'; empty for memory storage), temp files included: run by the tab that runs the database.
+   */
+  scanFiles(): Promise<RawPoolFile[]>;
   /**
    * Close: ends the export streams still open, waits (at most busyTimeoutMs) for a transaction or import in
    * progress, then closes (what still holds the database is rolled back); finalizes every statement.  Every call

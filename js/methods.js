@@ -71,6 +71,7 @@ export const METHODS = [
   { name: 'import', layer: DATABASE, async: ['importBegin', 'importChunk', 'importEnd'], sync: METHOD, args: ['source'] },
   { name: 'heapSize', layer: DATABASE, async: CALL, sync: METHOD, args: [] },
   { name: 'files', layer: DATABASE, async: ['files'], sync: PROPERTY, args: [] },
+  { name: 'scanFiles', layer: DATABASE, async: CALL, sync: METHOD, args: [] },
   { name: 'close', layer: DATABASE, async: ['close'], sync: METHOD, args: [] },
   { name: 'timeoutMs', layer: DATABASE, async: ['timeoutMs'], sync: PROPERTY, args: ['ms'], property: true },
   { name: 'function', layer: DATABASE, async: NONE, sync: METHOD, args: ['name', 'fn', 'options'] },

@@ -87,7 +87,7 @@ export const AT_ONCE = new Set(['timeoutMs']);
 // sets what it sets again), 'if-readonly' (its statement runs again only
 // if it cannot write).  Any other message's outcome is unknown then.
 export const REPLAY = {
-  files: 'again', heapSize: 'again', export: 'again', prepare: 'again', exportOpen: 'again',
+  files: 'again', scanFiles: 'again', heapSize: 'again', export: 'again', prepare: 'again', exportOpen: 'again',
   'tempcrypt.stats': 'again', 'tempcrypt.setEnabled': 'again', 'tempcrypt.budget': 'again', timeoutMs: 'again',
   query: 'if-readonly', run: 'if-readonly', cursorOpen: 'if-readonly',
   'stmt.run': 'if-readonly', 'stmt.get': 'if-readonly', 'stmt.all': 'if-readonly', stmtOpen: 'if-readonly',

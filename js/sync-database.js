@@ -103,6 +103,10 @@ export class SyncDatabase {
   // pool's top-up after a call took free files).
   idle() { return this.backend.settled ? this.backend.settled() : Promise.resolve(); }
 
+  // The raw bytes of every file in the storage underneath (files.scan()),
+  // for the main-thread API: what reached storage, temp files included.
+  scanFiles() { return this.files.scan(); }
+
   // Set (or clear, with null) the observer of every storage call.
   observe(fn) { this.engine.setObserver(fn); }
 

@@ -3,11 +3,11 @@
 
 import type {
   SqlValue, BindValue, Params, Row, RowShape, ArrayRow, ArrayRowOptions, ObjectRowOptions, CallOptions, Storage, StorageChoice,
-  RunResult, TempcryptStats, StoredFile, BatchEntry, BatchResult, ImportSource,
+  RunResult, TempcryptStats, StoredFile, RawPoolFile, BatchEntry, BatchResult, ImportSource,
 } from './index.js';
 export type {
   SqlValue, BindValue, Params, Row, RowShape, ArrayRow, ArrayRowOptions, ObjectRowOptions, CallOptions, QueryOptions, Storage,
-  StorageChoice, RunResult, TempcryptStats, StoredFile, BatchEntry, BatchResult, ImportSource,
+  StorageChoice, RunResult, TempcryptStats, StoredFile, RawPoolFile, BatchEntry, BatchResult, ImportSource,
 } from './index.js';
 export { SqliteError } from './index.js';
 export * from './constants.js';
@@ -53,14 +53,6 @@ export interface WorkerOpenOptions {
   observer?: StorageObserver;
   /** The memory tier's budget in bytes for this database: default 64 MiB, 0 for none (as in the main-thread API). */
   tempBudget?: number;
-}
-
-export interface RawPoolFile {
-  file: string;
-  path: string | null;
-  flags: number;
-  /** Everything in the OPFS file, the pool header included. */
-  bytes: Uint8Array;
 }
 
 export interface FunctionOptions {
@@ -122,6 +114,8 @@ export declare class SyncDatabase {
   exportStream(options?: { pagesPerChunk?: number }): ReadableStream<Uint8Array>;
   /** Bytes of the wasm memory. */
   heapSize(): number;
+  /** The raw bytes of every file in the storage underneath: files.scan(). */
+  scanFiles(): RawPoolFile[];
   /** Time limit of each call in ms (0: none); past it the statement fails with SQLITE_INTERRUPT.  A bad value is a TypeError. */
   timeoutMs: number;
   /** fn(...args) as an SQL function (argument count: fn.length, or any with varargs). */
@@ -146,7 +140,7 @@ export declare class SyncDatabase {
   };
   readonly files: {
     list(): StoredFile[];
-    /** Raw bytes of every OPFS pool file (empty for memory storage). */
+    /** Raw bytes of every OPFS pool file or storage 'file' file (empty for memory storage). */
     scan(): RawPoolFile[];
     /** Temp leftovers (of a crashed or closed tab) wiped when the pool opened. */
     readonly wipedAtOpen: StoredFile[];

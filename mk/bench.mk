@@ -71,9 +71,9 @@ bench-file-lock:
 # ---------------------------------------------------------------- builds
 # test/bench/bench.c natively: the shipped tempcrypt.o with the test build
 # of chacha20.o, whose hooks let it time every cipher path.
-$(NATIVE)/bench: test/bench/bench.c $(NATIVE)/tempcrypt.o $(NATIVE_TEST)/chacha20.o $(NATIVE)/sqlite3.o
+$(NATIVE)/bench: test/bench/bench.c $(NATIVE)/tempcrypt.o $(NATIVE)/tempcrypt_vtab.o $(NATIVE_TEST)/chacha20.o $(NATIVE)/sqlite3.o
 	$(CC) $(NATIVE_CFLAGS) -DHAVE_LIBSODIUM -DSQLITE_TEMPCRYPT_TESTING -o $@ $< \
-	    $(NATIVE)/tempcrypt.o $(NATIVE_TEST)/chacha20.o $(NATIVE)/sqlite3.o -lsodium -lpthread -lm
+	    $(NATIVE)/tempcrypt.o $(NATIVE)/tempcrypt_vtab.o $(NATIVE_TEST)/chacha20.o $(NATIVE)/sqlite3.o -lsodium -lpthread -lm
 # Just the cipher: every path against libsodium (about 5 s).
 .PHONY: bench-chacha-native
 bench-chacha-native: $(NATIVE)/bench

@@ -144,7 +144,7 @@ TEST_TARGETS += test-api-node
 
 # Unit tests of the JS layers in Node (node:test; test/unit/*.test.mjs).
 .PHONY: test-node-unit
-test-node-unit: browser
+test-node-unit: browser $(WASI_PKG)
 	node --test test/unit/*.test.mjs
 
 TEST_TARGETS += test-node-unit

@@ -37,7 +37,7 @@ define test_variant
 $(eval $(call flags_stamp,$(TEST_DIR_$(1))/flags,$(CC) $(TEST_FLAGS_$(1)) $(WARN) $(TEST_INC) $(SQLITE_DEFS)))
 $(TEST_DIR_$(1))/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(TEST_DIR_$(1))/flags
 	$$(CC) $$(TEST_FLAGS_$(1)) $$(WARN) $$(TEST_INC) -c $$< -o $$@
-$(TEST_DIR_$(1))/libtempcrypt-test.a: $(TEST_DIR_$(1))/chacha20.o $(TEST_DIR_$(1))/tempcrypt.o
+$(TEST_DIR_$(1))/libtempcrypt-test.a: $(patsubst src/%.c,$(TEST_DIR_$(1))/%.o,$(TC_SRC))
 	rm -f $$@ && ar rcs $$@ $$^
 $(TEST_DIR_$(1))/lib/%.o: test/%.c $(TEST_LIB_HDR) $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(TEST_DIR_$(1))/flags
 	@mkdir -p $$(@D)

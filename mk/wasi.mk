@@ -29,7 +29,9 @@ WASI         := $(BUILD)/wasi
 WASI_JCO     := node_modules/@bytecodealliance/jco/dist/jco.js
 
 WASI_BASE_CFLAGS := --target=$(WASI_TARGET) --sysroot=$(WASI_SYSROOT)
-WASI_CFLAGS   = $(WASI_BASE_CFLAGS) $(WASI_OPT) $(WASI_SIMD) $(WASI_FEATURES)
+# No build paths in the objects: the same sources give the same bytes
+# wherever they are built (mk/wasi-dist.mk checks it).
+WASI_CFLAGS   = $(WASI_BASE_CFLAGS) $(WASI_OPT) $(WASI_SIMD) $(WASI_FEATURES) -ffile-prefix-map=$(CURDIR)/=
 WASI_LDFLAGS  = $(WASI_BASE_CFLAGS)
 
 # No threads under WASI preview1.  SQLite picks its WASI default VFS
@@ -51,7 +53,7 @@ WASI_EMUL_LIBS := -lwasi-emulated-signal -lwasi-emulated-process-clocks \
     -lwasi-emulated-getpid -lwasi-emulated-mman
 WASI_SHELL_DEFS := -DSQLITE_SHELL_INIT_PROC=sqlite3_tempcrypt_wasi_shell_init
 
-WASI_TC_OBJS   := $(WASI)/chacha20.o $(WASI)/tempcrypt.o
+WASI_TC_OBJS   := $(patsubst src/%.c,$(WASI)/%.o,$(TC_SRC))
 WASI_SHELL_OBJS := $(WASI)/shell.o $(WASI)/shell_init.o $(WASI)/shell_init_wasi.o \
     $(WASI)/compat.o $(WASI)/cabi_realloc.o
 
@@ -70,14 +72,14 @@ $(WASI)/sqlite3.o: $(SQLITE_C) $(WASI_STAMP)
 # With SQLITE_THREADSAFE=0 sqlite3.c has no sqlite3_mutex_*() functions at
 # all; tempcrypt calls them, so the library adds no-op ones.
 $(WASI)/libsqlite3.a: $(WASI)/sqlite3.o $(WASI)/sqlite3_mutex_noop.o
-	rm -f $@ && $(WASI_AR) rcs $@ $^
+	rm -f $@ && $(WASI_AR) rcsD $@ $^
 
 $(WASI)/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -I$(SQLITE_DIR) -Isrc -c $< -o $@
 
 $(WASI)/libtempcrypt.a: $(WASI_TC_OBJS)
-	rm -f $@ && $(WASI_AR) rcs $@ $^
+	rm -f $@ && $(WASI_AR) rcsD $@ $^
 
 # ---------------------------------------------------------------- shell
 $(WASI)/shell.o: $(SQLITE_DIR)/shell.c wasm/wasi/compat.h $(WASI_STAMP)
@@ -100,7 +102,7 @@ $(WASI)/disabled/tempcrypt.o: src/tempcrypt.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h 
 	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_DEFAULT_ENABLED=0 \
 	    -I$(SQLITE_DIR) -Isrc -c $< -o $@
 
-$(WASI)/sqlite3-disabled.wasm: $(WASI_SHELL_OBJS) $(WASI)/chacha20.o \
+$(WASI)/sqlite3-disabled.wasm: $(WASI_SHELL_OBJS) $(WASI)/chacha20.o $(WASI)/tempcrypt_vtab.o \
     $(WASI)/disabled/tempcrypt.o $(WASI)/libsqlite3.a
 	$(WASI_CC) $(WASI_LDFLAGS) -o $@ $^ $(WASI_EMUL_LIBS)
 
@@ -110,8 +112,8 @@ $(WASI)/testing/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_TESTING \
 	    -I$(SQLITE_DIR) -Isrc -c $< -o $@
 
-$(WASI)/testing/libtempcrypt.a: $(WASI)/testing/chacha20.o $(WASI)/testing/tempcrypt.o
-	rm -f $@ && $(WASI_AR) rcs $@ $^
+$(WASI)/testing/libtempcrypt.a: $(patsubst src/%.c,$(WASI)/testing/%.o,$(TC_SRC))
+	rm -f $@ && $(WASI_AR) rcsD $@ $^
 
 # The shell wrapped as a WASI preview2 component for jco (the tests time
 # jco's runs without this one-off step).
@@ -146,7 +148,7 @@ $(WASI)/ctest/lib/%.o: test/%.c $(TEST_LIB_HDR) $(TC_HDR) $(SQLITE_DIR)/sqlite3.
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_TEST_CFLAGS) -c $< -o $@
 $(WASI)/ctest/libtest.a: $(patsubst test/%.c,$(WASI)/ctest/lib/%.o,$(TEST_LIB_SRC))
-	rm -f $@ && $(WASI_AR) rcs $@ $^
+	rm -f $@ && $(WASI_AR) rcsD $@ $^
 
 $(WASI)/ctest/%.wasm: test/%.c $(TEST_LIB_HDR) $(WASI)/cabi_realloc.o $(WASI)/ctest/libtest.a \
     $(WASI)/testing/libtempcrypt.a $(WASI)/libsqlite3.a $(WASI_STAMP)

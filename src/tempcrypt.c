@@ -211,6 +211,12 @@ struct TcFile {
   i64 nMemSlot;            /* Entries of apMem */
   i64 nMemTop;             /* No block from here on is in memory */
   u64 nMemByte;            /* Bytes this file holds in the tier */
+  TcFile *pNextTemp;       /* The list of open temp files (tcTempList) */
+  TcFile **ppPrevTemp;     /* What points at this file in that list */
+  u64 iId;                 /* Temp file number (from 1), 0: not a temp file */
+  u64 nWrite;              /* Bytes SQLite wrote to this temp file */
+  u64 nLowerWrite;         /* Bytes this temp file wrote to the lower VFS */
+  u64 nEnciphered;         /* Bytes of this file run through ChaCha20 */
   u8 aKey[32];             /* This file's key */
 };
 
@@ -239,6 +245,19 @@ static uint64_t tcSwap(uint64_t *p, uint64_t v){ uint64_t o = *p; *p = v; return
                              __ATOMIC_RELAXED, __ATOMIC_RELAXED)
 #endif
 #define TC_TAKE(x)       TC_SWAP(x, 0)
+/* A per-file counter: one thread writes it, sqlite3_tempcrypt_files()
+** reads it from any thread. */
+#define TC_BUMP(x, n)    TC_STORE(x, TC_LOAD(x) + (n))
+/* The fields it reads of a file (size, block size, bLower) are stored
+** with TC_STORE; bLower is published once the lower file is open, so
+** that a reader that sees it may read the lower file (tcTempFind). */
+#if defined(__wasm__) && !defined(__wasm_atomics__)
+# define TC_PUBLISH(x, v) ((x) = (v))
+# define TC_ACQUIRE(x)    (x)
+#else
+# define TC_PUBLISH(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+# define TC_ACQUIRE(x)    __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#endif
 
 static int tcEnabled = SQLITE_TEMPCRYPT_DEFAULT_ENABLED ? 1 : 0;
 static struct sqlite3_tempcrypt_stats tcStats;   /* the counters */
@@ -426,6 +445,7 @@ static void tcCipher(TcFile *p, u8 *out, const u8 *in, int n,
   u8 aNonce[12];
   if( n<=0 ) return;
   TC_ADD(tcStats.nEnciphered, (u64)n);
+  TC_BUMP(p->nEnciphered, (u64)n);
   store64_le(aNonce, iCtr);
   memset(aNonce+8, 0, 4);
   if( iOff & 63 ){
@@ -453,7 +473,7 @@ static int tcSetBlockSize(TcFile *p, int szBlock){
   assert( p->szBlock==0 && p->aBuf==0 );
   p->aBuf = sqlite3_malloc(TC_HDR + szBlock);
   if( p->aBuf==0 ) return SQLITE_NOMEM;
-  p->szBlock = szBlock;
+  TC_STORE(p->szBlock, szBlock);
   return SQLITE_OK;
 }
 
@@ -495,13 +515,13 @@ static int tcMemClaim(TcFile *p, u64 n){
     if( cur + n > TC_LOAD(tcBudget) ) return 0;
   }while( !TC_CAS(tcMemUsed, cur, cur + n) );
   tcPeakRaise(cur + n);
-  p->nMemByte += n;
+  TC_BUMP(p->nMemByte, n);
   return 1;
 }
 
 static void tcMemUnclaim(TcFile *p, u64 n){
   assert( n<=p->nMemByte );
-  p->nMemByte -= n;
+  TC_STORE(p->nMemByte, p->nMemByte - n);
   TC_SUB(tcMemUsed, n);
 }
 
@@ -611,7 +631,7 @@ static int tcLowerOpen(TcFile *p){
     sqlite3_log(rc, "tempcrypt: cannot open the lower file of a temp file");
     return rc;
   }
-  p->bLower = 1;
+  TC_PUBLISH(p->bLower, 1);
   TC_ADD(tcStats.nFileSpilled, 1);
 #ifdef SQLITE_TEMPCRYPT_TESTING
   if( tcKeyHook ) tcKeyHook(tcKeyHookArg, &p->base, pSub, p->openFlags, p->aKey);
@@ -702,6 +722,7 @@ static int tcRepair(TcFile *p){
     rc = pSub->pMethods->xWrite(pSub, p->aBuf, TC_HDR+p->nPending,
                                 tcPhysOffset(p, p->kPending));
     TC_ADD(tcStats.nPhysicalWrite, (u64)(TC_HDR+p->nPending));
+    TC_BUMP(p->nLowerWrite, (u64)(TC_HDR+p->nPending));
     if( rc!=SQLITE_OK ){
       /* The write may have stored part of the block: the tail again. */
       p->bDirtyTail = 1;
@@ -790,6 +811,7 @@ static int tcWriteBlock(TcFile *p, i64 k, int iOff, const u8 *z, int n){
     rc = pSub->pMethods->xWrite(pSub, p->aBuf, nPhys, iPhys);
   }
   TC_ADD(tcStats.nPhysicalWrite, (u64)nPhys);
+  TC_BUMP(p->nLowerWrite, (u64)nPhys);
   if( rc!=SQLITE_OK ){
     if( !bAppend && nValid>0 ){
       /* The valid part on disk may be half old, half new.  aBuf holds
@@ -802,7 +824,7 @@ static int tcWriteBlock(TcFile *p, i64 k, int iOff, const u8 *z, int n){
     }
     return rc;
   }
-  if( k*p->szBlock + iTo > p->iSize ) p->iSize = k*p->szBlock + iTo;
+  if( k*p->szBlock + iTo > p->iSize ) TC_STORE(p->iSize, k*p->szBlock + iTo);
   if( k==tcLastBlock(p) ){
     p->iLastCtr = iCtr;
     p->bLastKnown = 1;
@@ -836,7 +858,7 @@ static int tcFillLast(TcFile *p, i64 iEnd){
 */
 static void tcWriteFailed(TcFile *p, i64 iOldSize){
   sqlite3_file *pSub = ORIGFILE(p);
-  p->iSize = iOldSize;
+  TC_STORE(p->iSize, iOldSize);
   p->bLastKnown = 0;
   /* The pending block had valid bytes before the write. */
   assert( !p->bPending || p->kPending*p->szBlock<iOldSize );
@@ -866,7 +888,7 @@ static int tcStore(TcFile *p, i64 k, int iOff, const u8 *z, int n){
       memset(a + iOff, 0, n);
     }
     if( iEnd>p->iSize ){
-      p->iSize = iEnd;
+      TC_STORE(p->iSize, iEnd);
       p->bLastKnown = 0;   /* the last block is in memory now */
     }
     return SQLITE_OK;
@@ -879,11 +901,123 @@ static int tcStore(TcFile *p, i64 k, int iOff, const u8 *z, int n){
   return tcWriteBlock(p, k, iOff, z, n);
 }
 
+/* ------------------------------------------------------------ file list */
+
+/*
+** The temp files open in the process, newest first, and what the last
+** TC_NCLOSED closed ones looked like when they closed: what
+** sqlite3_tempcrypt_files() reports (the SQL table tempcrypt_files,
+** tempcrypt_vtab.c).  Touched at open and close only, under the mutex
+** SQLite keeps for extension VFSes, which sqlite3_tempcrypt_register()
+** also takes (never both at once).
+*/
+#define TC_NCLOSED 16
+static TcFile *tcTempList = 0;
+static u64 tcTempCount = 0;           /* temp files opened so far */
+static struct sqlite3_tempcrypt_file tcClosed[TC_NCLOSED];
+static u64 tcClosedCount = 0;         /* temp files closed so far */
+
+static void tcTempInfo(TcFile *p, struct sqlite3_tempcrypt_file *pOut){
+  memset(pOut, 0, sizeof(*pOut));
+  pOut->id = p->iId;
+  pOut->flags = p->openFlags;
+  pOut->open = 1;
+  pOut->encrypted = p->bCrypt;
+  pOut->blockSize = TC_LOAD(p->szBlock);
+  pOut->lower = TC_ACQUIRE(p->bLower);
+  pOut->size = p->bCrypt ? TC_LOAD(p->iSize) : -1;
+  pOut->nWrite = TC_LOAD(p->nWrite);
+  pOut->nMemBytes = TC_LOAD(p->nMemByte);
+  pOut->nLowerWrite = TC_LOAD(p->nLowerWrite);
+  pOut->nEnciphered = TC_LOAD(p->nEnciphered);
+  pOut->nFound = -1;
+}
+
+/*
+** Occurrences of the needle in what file p stored on the lower VFS, read
+** back through it in chunks that overlap by nNeedle-1 bytes; -1 if out of
+** memory or a read fails.
+*/
+static i64 tcTempFind(TcFile *p, const u8 *aNeedle, int nNeedle, u8 *aChunk,
+                      int nChunk){
+  sqlite3_file *pSub = ORIGFILE(p);
+  i64 iSize = 0, iOfst = 0, nFound = 0;
+  if( !TC_ACQUIRE(p->bLower) ) return 0;
+  if( pSub->pMethods->xFileSize(pSub, &iSize)!=SQLITE_OK ) return -1;
+  while( iOfst<iSize ){
+    int n = iSize-iOfst < nChunk ? (int)(iSize-iOfst) : nChunk, i;
+    if( n<nNeedle ) break;
+    if( pSub->pMethods->xRead(pSub, aChunk, n, iOfst)!=SQLITE_OK ) return -1;
+    for(i=0; i+nNeedle<=n; i++){
+      if( aChunk[i]==aNeedle[0] && memcmp(aChunk+i, aNeedle, nNeedle)==0 ) nFound++;
+    }
+    if( iOfst+n>=iSize ) break;
+    iOfst += n - (nNeedle-1);
+  }
+  return nFound;
+}
+
+static void tcTempAdd(TcFile *p){
+  sqlite3_mutex *pMutex = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_VFS2);
+  sqlite3_mutex_enter(pMutex);
+  p->iId = ++tcTempCount;
+  p->pNextTemp = tcTempList;
+  p->ppPrevTemp = &tcTempList;
+  if( tcTempList ) tcTempList->ppPrevTemp = &p->pNextTemp;
+  tcTempList = p;
+  sqlite3_mutex_leave(pMutex);
+}
+
+static void tcTempRemove(TcFile *p){
+  sqlite3_mutex *pMutex = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_VFS2);
+  struct sqlite3_tempcrypt_file *pLast;
+  sqlite3_mutex_enter(pMutex);
+  *p->ppPrevTemp = p->pNextTemp;
+  if( p->pNextTemp ) p->pNextTemp->ppPrevTemp = p->ppPrevTemp;
+  pLast = &tcClosed[tcClosedCount++ % TC_NCLOSED];
+  tcTempInfo(p, pLast);
+  pLast->open = 0;
+  sqlite3_mutex_leave(pMutex);
+}
+
+int sqlite3_tempcrypt_files(struct sqlite3_tempcrypt_file *aOut, int nOut,
+                            const void *pNeedle, int nNeedle){
+  const int nChunk = 65536;
+  sqlite3_mutex *pMutex;
+  TcFile *p;
+  u64 i, nClosed;
+  u8 *aChunk = 0;
+  int n = 0;
+  if( sqlite3_initialize()!=SQLITE_OK ) return -1;
+  if( nNeedle>0 ){
+    if( nNeedle>nChunk ) return -1;
+    aChunk = sqlite3_malloc(nChunk);
+    if( aChunk==0 ) return -1;
+  }
+  pMutex = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_VFS2);
+  /* No file in the list closes while the mutex is held (tcTempRemove). */
+  sqlite3_mutex_enter(pMutex);
+  for(p=tcTempList; p; p=p->pNextTemp, n++){
+    if( n>=nOut ) continue;
+    tcTempInfo(p, &aOut[n]);
+    if( aChunk ) aOut[n].nFound = tcTempFind(p, (const u8*)pNeedle, nNeedle, aChunk, nChunk);
+  }
+  /* Then the closed ones, newest first. */
+  nClosed = tcClosedCount<TC_NCLOSED ? tcClosedCount : TC_NCLOSED;
+  for(i=1; i<=nClosed; i++, n++){
+    if( n<nOut ) aOut[n] = tcClosed[(tcClosedCount-i) % TC_NCLOSED];
+  }
+  sqlite3_mutex_leave(pMutex);
+  sqlite3_free(aChunk);
+  return n;
+}
+
 /* ------------------------------------------------------------ methods */
 
 static int tcClose(sqlite3_file *pFile){
   TcFile *p = (TcFile*)pFile;
   pFile = ORIGFILE(pFile);
+  if( p->iId ) tcTempRemove(p);
   if( p->bCrypt ) tcWipeFile(p);
   if( !p->bLower ) return SQLITE_OK;
   return pFile->pMethods->xClose(pFile);
@@ -962,7 +1096,13 @@ static int tcWrite(sqlite3_file *pFile, const void *zBuf, int iAmt, sqlite3_int6
   i64 iOldSize = p->iSize;
   int rc;
 
-  if( !p->bCrypt ) return pSub->pMethods->xWrite(pSub, zBuf, iAmt, iOfst);
+  if( !p->bCrypt ){
+    if( p->iId && iAmt>0 ){           /* a plaintext temp file */
+      TC_BUMP(p->nWrite, (u64)iAmt);
+      TC_BUMP(p->nLowerWrite, (u64)iAmt);
+    }
+    return pSub->pMethods->xWrite(pSub, zBuf, iAmt, iOfst);
+  }
   if( iAmt<=0 ) return SQLITE_OK;
   if( p->szBlock==0 ){
     rc = tcSetBlockSize(p, tcChooseBlockSize(p->bDbFile, iAmt, iOfst));
@@ -971,6 +1111,7 @@ static int tcWrite(sqlite3_file *pFile, const void *zBuf, int iAmt, sqlite3_int6
   rc = tcRepair(p);
   if( rc!=SQLITE_OK ) return rc==SQLITE_FULL ? rc : SQLITE_IOERR_WRITE;
   TC_ADD(tcStats.nLogicalWrite, (u64)iAmt);
+  TC_BUMP(p->nWrite, (u64)iAmt);
 
   /* A write that starts in a later block first fills up the last one. */
   if( iOfst/p->szBlock > tcLastBlock(p) ) rc = tcFillLast(p, iOfst);
@@ -1022,7 +1163,7 @@ static int tcTruncate(sqlite3_file *pFile, sqlite3_int64 size){
     }
     tcLowerCut(p, size);
   }
-  p->iSize = size;
+  TC_STORE(p->iSize, size);
   tcMemClip(p);
   p->bLastKnown = 0;   /* keystream past the new end is spent */
   p->bDirtyTail = 0;   /* the lower file ends where the data does */
@@ -1311,7 +1452,7 @@ static int tcOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile,
   }
   rc = ORIGVFS(pVfs)->xOpen(ORIGVFS(pVfs), zName, pSub, flags, pOutFlags);
   if( rc==SQLITE_OK ){
-    p->bLower = 1;
+    TC_PUBLISH(p->bLower, 1);
     if( p->bCrypt ) TC_ADD(tcStats.nFileSpilled, 1);
   }else if( pSub->pMethods ){
     pSub->pMethods->xClose(pSub);
@@ -1326,6 +1467,8 @@ tc_open_done:
   }
   pFile->pMethods = tcMethodsFor(p);
   if( zName==0 ){
+    p->openFlags = flags;
+    tcTempAdd(p);
     if( p->bCrypt ){
       TC_ADD(tcStats.nFileEncrypted, 1);
 #ifdef SQLITE_TEMPCRYPT_TESTING
@@ -1441,6 +1584,10 @@ int sqlite3_tempcrypt_register(const char *zBase, int makeDefault){
 
 register_done:
   sqlite3_mutex_leave(pMutex);
+  /* The SQL table tempcrypt_files in every connection opened from now on. */
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_auto_extension((void(*)(void))sqlite3_tempcrypt_files_init);
+  }
   return rc;
 }
 

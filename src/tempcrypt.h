@@ -103,6 +103,43 @@ enum {
 ** restart nMemPeak from nMemBytes. */
 void sqlite3_tempcrypt_stats(struct sqlite3_tempcrypt_stats *pOut, int reset);
 
+/*
+** The temp files open in the process (every connection on the tempcrypt
+** VFS), newest first, then the last 16 that closed, as they were when they
+** closed.  Fills aOut[0..nOut-1] and returns how many there are (which may
+** be more than nOut), or -1 if SQLite cannot initialize or is out of
+** memory.  With a needle (nNeedle > 0), nFound counts its occurrences in
+** the bytes each open file stored on the lower VFS, read back through it
+** (-1: closed, or no needle); bytes in the memory tier are not storage.
+*/
+struct sqlite3_tempcrypt_file {
+  uint64_t id;           /* temp files are numbered as they open, from 1 */
+  int flags;             /* the SQLITE_OPEN_* flags SQLite opened it with */
+  int open;              /* 1: open now; 0: closed (the figures at close) */
+  int encrypted;         /* 1: encrypted; 0: opened while tempcrypt was off */
+  int blockSize;         /* payload bytes of a block, 0 until the first write */
+  int lower;             /* 1 if it has opened its file on the lower VFS */
+  int64_t size;          /* logical size in bytes (-1: not encrypted, untracked) */
+  uint64_t nWrite;       /* bytes SQLite wrote to it */
+  uint64_t nMemBytes;    /* bytes the memory tier holds for it */
+  uint64_t nLowerWrite;  /* bytes it wrote to the lower VFS (storage) */
+  uint64_t nEnciphered;  /* bytes of it run through ChaCha20, both ways */
+  int64_t nFound;        /* occurrences of the needle in its stored bytes */
+};
+int sqlite3_tempcrypt_files(struct sqlite3_tempcrypt_file *aOut, int nOut,
+                            const void *pNeedle, int nNeedle);
+
+/*
+** The eponymous virtual table tempcrypt_files (SELECT * FROM
+** tempcrypt_files), the same list in SQL.  sqlite3_tempcrypt_register()
+** adds it to every connection opened after it (sqlite3_auto_extension);
+** call this for a connection opened before.  Returns an SQLite result code.
+*/
+struct sqlite3;
+struct sqlite3_api_routines;
+int sqlite3_tempcrypt_files_init(struct sqlite3 *db, char **pzErrMsg,
+                                 const struct sqlite3_api_routines *pApi);
+
 #ifdef SQLITE_TEMPCRYPT_TESTING
 /*
 ** Test-only hooks.  They exist only in builds compiled with

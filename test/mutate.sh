@@ -33,7 +33,7 @@ MUT=(
 "counter reused on overwrite :: tempcrypt.c :: tcWriteBlock :: iCtr = ++p->iCounter; :: iCtr = p->iCounter ? p->iCounter : ++p->iCounter;"
 "cipher skipped on appends :: tempcrypt.c :: tcWriteBlock :: tcCipher(p, aData+iOff, z, n, iCtr, iOff); :: if( bAppend ) memcpy(aData+iOff, z, n); else tcCipher(p, aData+iOff, z, n, iCtr, iOff);"
 "offset shifted by one block :: tempcrypt.c :: tcPhysOffset :: return k*(i64)(p->szBlock + TC_HDR); :: return (k+1)*(i64)(p->szBlock + TC_HDR);"
-"failed write not zeroed (size kept) :: tempcrypt.c :: tcWriteFailed :: p->iSize = iOldSize; :: /* size kept */"
+"failed write not zeroed (size kept) :: tempcrypt.c :: tcWriteFailed :: TC_STORE(p->iSize, iOldSize); :: /* size kept */"
 "failed write: leftovers not truncated :: tempcrypt.c :: tcWriteFailed :: if( pSub->pMethods->xTruncate(pSub, tcPhysSize(p, iOldSize))!=SQLITE_OK ){ :: if( 0 ){"
 "half-written block never repaired :: tempcrypt.c :: tcWriteBlock :: p->bPending = 1; :: p->bPending = 0;"
 "key not wiped on close :: tempcrypt.c :: tcWipeFile :: tempcrypt_wipe(p->aKey, sizeof(p->aKey)); :: /* no wipe */"
@@ -41,7 +41,7 @@ MUT=(
 "wrong quarter-round rotation (7->8) :: chacha20.c :: QUARTERROUND :: b = ROTL32(b ^ c, 7) :: b = ROTL32(b ^ c, 8)"
 "mmap left on for encrypted files :: tempcrypt.c :: tcMethodsFor :: if( p->bCrypt ) return &tc_io_methods_v1; :: (void)0; :: tcFileControl :: case SQLITE_FCNTL_MMAP_SIZE: { :: case -424242: {"
 "named files through the cipher :: tempcrypt.c :: tcOpen :: if( zName==0 && TC_LOAD(tcEnabled) ){ :: if( TC_LOAD(tcEnabled) ){"
-"counter dropped on truncate :: tempcrypt.c :: tcTruncate :: p->iSize = size; :: p->iSize = size; p->iCounter = 0;"
+"counter dropped on truncate :: tempcrypt.c :: tcTruncate :: TC_STORE(p->iSize, size); :: TC_STORE(p->iSize, size); p->iCounter = 0;"
 "xFileSize reports the physical size :: tempcrypt.c :: tcFileSize :: *pSize = p->iSize; :: *pSize = tcPhysSize(p, p->iSize);"
 "secret-dependent branch in the cipher :: tempcrypt.c :: tcCipher :: TC_ADD(tcStats.nEnciphered, (u64)n); :: TC_ADD(tcStats.nEnciphered, (u64)n); if( in[0]==0x42 ) TC_ADD(tcStats.nBlockRmw, 0);"
 "runtime switch ignored (always on) :: tempcrypt.c :: sqlite3_tempcrypt_set_enabled :: TC_STORE(tcEnabled, on ? 1 : 0); :: TC_STORE(tcEnabled, 1);"
@@ -62,6 +62,8 @@ MUT=(
 "tier: file control reaches a missing lower file :: tempcrypt.c :: tcFileControl :: rc = tcLowerOpen(p); :: rc = SQLITE_OK;"
 "tier: lower file opened at once despite a budget :: tempcrypt.c :: tcOpen :: if( TC_LOAD(tcBudget)>0 ){ :: if( 0 ){"
 "tier: late lower file without SQLite's lock :: tempcrypt.c :: tcLowerOpen :: rc = pSub->pMethods->xLock(pSub, aLevel[i]); :: (void)aLevel;"
+"file list: the scan's chunks without overlap :: tempcrypt.c :: tcTempFind :: iOfst += n - (nNeedle-1); :: iOfst += n;"
+"file list: a closed file's figures not kept :: tempcrypt.c :: tcTempRemove :: tcTempInfo(p, pLast); :: (void)0;"
 "first write's block size: a journal's header taken as the block size :: tempcrypt.c :: tcChooseBlockSize :: iAmt>=(bDbFile ? TC_MIN_PAGE : TC_BLOCK) :: iAmt>=TC_MIN_PAGE"
 "first write's block size: sorter units split into 4096-byte blocks :: tempcrypt.c :: tcChooseBlockSize :: iAmt>=(bDbFile ? TC_MIN_PAGE : TC_BLOCK) && :: bDbFile && iAmt>=TC_MIN_PAGE &&"
 )
@@ -142,10 +144,11 @@ build() {
   mkdir -p "$W/bin"; rm -f "$W/bin/"*
   $CC $CFL -I"$s" -c "$s/tempcrypt.c" -o "$W/obj/tc.o" 2>"$W/build.log" || return 1
   $CC $CFL -I"$s" -c "$s/chacha20.c" -o "$W/obj/cc.o" 2>>"$W/build.log" || return 1
+  $CC $CFL -I"$s" -c "$s/tempcrypt_vtab.c" -o "$W/obj/vt.o" 2>>"$W/build.log" || return 1
   for t in $TESTS; do
     local lib=""
     [ "$t" = chacha20_test ] && lib="-lsodium"
-    $CC -o "$W/bin/$t" "$W/obj/$t.o" "$W/obj/libtest.a" "$W/obj/tc.o" "$W/obj/cc.o" "$SQLITE_O" $lib $LIBS \
+    $CC -o "$W/bin/$t" "$W/obj/$t.o" "$W/obj/libtest.a" "$W/obj/tc.o" "$W/obj/vt.o" "$W/obj/cc.o" "$SQLITE_O" $lib $LIBS \
       2>>"$W/build.log" || return 1
   done
 }

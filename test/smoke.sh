@@ -57,6 +57,22 @@ check "integrity_check ends the output" "$(tail -n 1 "$work/file.out")" "ok"
 # line N:" and "Error near line N:" (a statement that never ran counts too).
 errors=$(grep -E '^(Parse error|Runtime error|Error) near line' "$work/file.out" || true)
 check "one error, the statement journal's UNIQUE failure" "$(printf '%s\n' "$errors" | grep -c 'UNIQUE constraint failed')/$(printf '%s\n' "$errors" | wc -l)" "1/1"
+# The evidence table (SELECT * FROM tempcrypt_files): a temp table and a
+# sort, without the memory tier, both encrypted on the way to storage;
+# with the default budget the temp table stays in memory.
+evidence(){  # evidence BUDGET: the temp_db row and the sorter's closed row
+  printf 'PRAGMA temp_store=FILE; PRAGMA cache_size=5; PRAGMA temp.cache_size=5; PRAGMA tempcrypt_budget=%s;
+CREATE TABLE m(x); INSERT INTO m SELECT randomblob(500) FROM generate_series(1,2000);
+SELECT count(*) FROM (SELECT x FROM m ORDER BY x);
+CREATE TEMP TABLE t(x); INSERT INTO t SELECT x FROM m;
+SELECT kind, open, encrypted, in_storage, bytes_to_storage > size, bytes_ciphered >= bytes_written,
+       bytes_in_memory > 0 FROM tempcrypt_files WHERE kind = '"'"'temp_db'"'"';
+SELECT kind, open, encrypted, in_storage FROM tempcrypt_files WHERE kind = '"'"'temp_journal'"'"' LIMIT 1;\n' "$1" \
+    | "$shell" "$work/evidence.db" 2>&1
+  rm -f "$work/evidence.db"
+}
+check "tempcrypt_files, budget 0" "$(evidence 0 | tr '\n' ' ')" "0 2000 temp_db|1|1|1|1|1|0 temp_journal|0|1|1 "
+check "tempcrypt_files, default budget" "$(evidence 67108864 | tr '\n' ' ')" "67108864 2000 temp_db|1|1|0|0|0|1 temp_journal|0|1|0 "
 vfs=$(printf '.vfsname\n' | "$shell" "$work/file.db")
 check "shell's default VFS is tempcrypt" "$vfs" "tempcrypt/unix"
 # Temp files are deleted on close: nothing may be left in the temp directory.

@@ -18,6 +18,18 @@
 ** nMemBytes is a gauge that the reader's resets leave alone; and with
 ** every file closed it is 0 again (no claim or release was lost).
 **
+** Then the file list (sqlite3_tempcrypt_files(), the SQL table
+** tempcrypt_files) under the same threads: each opens, fills and closes
+** temp files over and over, with the tier at 24 KiB so that files spill
+** while the main thread lists them and scans what they stored for a
+** plaintext marker that every block holds.  The model: an open file is
+** encrypted, its id unique and at most the number opened so far, its
+** bytes written at most what its writer writes, the marker never found in
+** what it stored; once all are closed none is open and each of the last
+** 16 closed shows exactly what its writer wrote.  The control: a file
+** opened with tempcrypt off shows the marker exactly as often as it
+** holds it, across the scan's chunk boundary.
+**
 **   statsrace [threads] [writes per thread]
 */
 #include <pthread.h>
@@ -120,6 +132,123 @@ static void test_tier(int nThread){
         (unsigned long long)s.nMemBytes);
 }
 
+#define LIST_BLOCKS 24          /* 96 KiB a file: more than one 64 KiB scan chunk */
+#define LIST_ROUNDS 40
+static const char gzNeedle[] = "statsrace-PLAIN!";   /* 16 bytes */
+
+/* A file's blocks hold the needle over and over, starting at byte 7, so
+** that one occurrence straddles the scan's 64 KiB chunk boundary. */
+static void fillNeedle(unsigned char *a, int n){
+  int i;
+  for(i=0; i<n; i++) a[i] = (unsigned char)gzNeedle[(i+9) % 16];
+}
+
+static sqlite3_file *openTemp(sqlite3_vfs *pVfs){
+  sqlite3_file *pF = calloc(1, (size_t)pVfs->szOsFile);
+  int outFlags = 0;
+  if( pVfs->xOpen(pVfs, 0, pF, SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE
+                  |SQLITE_OPEN_EXCLUSIVE|SQLITE_OPEN_DELETEONCLOSE
+                  |SQLITE_OPEN_TEMP_JOURNAL, &outFlags)!=SQLITE_OK ){
+    free(pF);
+    return 0;
+  }
+  return pF;
+}
+
+static void *listWriter(void *pArg){
+  sqlite3_vfs *pVfs = sqlite3_vfs_find(SQLITE_TEMPCRYPT_VFS_NAME);
+  unsigned char a[TIER_BLOCK];
+  int r, k, nBad = 0;
+  (void)pArg;
+  fillNeedle(a, TIER_BLOCK);
+  for(r=0; r<LIST_ROUNDS; r++){
+    sqlite3_file *pF = openTemp(pVfs);
+    if( pF==0 ){ nBad++; continue; }
+    for(k=0; k<LIST_BLOCKS; k++){
+      if( pF->pMethods->xWrite(pF, a, TIER_BLOCK, k*(sqlite3_int64)TIER_BLOCK) ) nBad++;
+    }
+    pF->pMethods->xClose(pF);
+    free(pF);
+  }
+  __atomic_fetch_add(&gnBadRead, nBad, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add(&gnDone, 1, __ATOMIC_SEQ_CST);
+  return 0;
+}
+
+static void test_list(int nThread){
+  struct sqlite3_tempcrypt_file a[64];
+  const sqlite3_uint64 nFile = (sqlite3_uint64)LIST_BLOCKS*TIER_BLOCK;
+  const int nNeedle = (int)sizeof(gzNeedle)-1;
+  const sqlite3_int64 nInFile = (LIST_BLOCKS*TIER_BLOCK - nNeedle - 7)/16 + 1;
+  uint64_t nScans = 0, nSeenOpen = 0, nSeenStored = 0, nBadOpen = 0, idMax = 0, idControl = 0, nBadId = 0;
+  sqlite3_vfs *pVfs = sqlite3_vfs_find(SQLITE_TEMPCRYPT_VFS_NAME);
+  pthread_t aT[16];
+  int i, j, n, nOpen = 0, nClosedOk = 0;
+
+  /* The control first, on this thread alone: tempcrypt off. */
+  {
+    unsigned char b[TIER_BLOCK];
+    sqlite3_file *pF;
+    sqlite3_tempcrypt_set_enabled(0);
+    pF = openTemp(pVfs);
+    sqlite3_tempcrypt_set_enabled(1);
+    CHECK(pF!=0, "list: the control's file opens");
+    if( pF ){
+      fillNeedle(b, TIER_BLOCK);
+      for(i=0; i<LIST_BLOCKS; i++) pF->pMethods->xWrite(pF, b, TIER_BLOCK, i*(sqlite3_int64)TIER_BLOCK);
+      n = sqlite3_tempcrypt_files(a, 64, gzNeedle, nNeedle);
+      CHECK(n>=1 && a[0].open && !a[0].encrypted && a[0].nFound==nInFile,
+            "list: the control (tempcrypt off) shows the needle %lld times (got %lld)",
+            (long long)nInFile, n>=1 ? (long long)a[0].nFound : -2LL);
+      if( n>=1 ) idControl = a[0].id;
+      pF->pMethods->xClose(pF);
+      free(pF);
+    }
+  }
+
+  sqlite3_tempcrypt_budget(TIER_BUDGET);
+  gnDone = 0;
+  gnBadRead = 0;
+  for(i=0; i<nThread; i++) pthread_create(&aT[i], 0, listWriter, 0);
+  while( __atomic_load_n(&gnDone, __ATOMIC_SEQ_CST)<nThread ){
+    n = sqlite3_tempcrypt_files(a, 64, gzNeedle, nNeedle);
+    nScans++;
+    for(i=0; i<n && i<64; i++){
+      if( a[i].id>idMax ) idMax = a[i].id;
+      if( !a[i].open ) continue;
+      nSeenOpen++;
+      if( a[i].lower ) nSeenStored++;
+      if( !a[i].encrypted || a[i].nWrite>nFile || a[i].nFound!=0
+       || (a[i].flags & SQLITE_OPEN_TEMP_JOURNAL)==0 ) nBadOpen++;
+      for(j=0; j<i; j++) if( a[j].open && a[j].id==a[i].id ) nBadOpen++;
+    }
+  }
+  for(i=0; i<nThread; i++) pthread_join(aT[i], 0);
+  n = sqlite3_tempcrypt_files(a, 64, 0, 0);
+  for(i=0; i<n && i<64; i++){
+    if( a[i].id>idMax ) idMax = a[i].id;
+    if( a[i].open ) nOpen++;
+    else if( a[i].nWrite==nFile && a[i].encrypted && a[i].nFound==-1 && a[i].nMemBytes<=TIER_BUDGET ) nClosedOk++;
+  }
+  printf("statsrace: list, %d threads x %d files: %llu scans saw %llu open files"
+         " (%llu of them in storage)\n", nThread, LIST_ROUNDS, (unsigned long long)nScans,
+         (unsigned long long)nSeenOpen, (unsigned long long)nSeenStored);
+  CHECK(gnBadRead==0, "list: %d writes or opens failed", gnBadRead);
+  CHECK(nBadOpen==0, "list: %llu open entries broke the model", (unsigned long long)nBadOpen);
+  CHECK(nSeenOpen>0 && nSeenStored>0, "list: scans saw open files (%llu) and stored ones (%llu)",
+        (unsigned long long)nSeenOpen, (unsigned long long)nSeenStored);
+  CHECK(nOpen==0 && n==16 && nClosedOk==16,
+        "list: all closed: %d open (0), %d listed (16), %d closed as written (16)", nOpen, n, nClosedOk);
+  /* Ids are handed out in order: this phase's files follow the control's. */
+  for(i=0; i<n && i<64; i++){
+    if( a[i].id<=idControl || a[i].id>idControl + (uint64_t)nThread*LIST_ROUNDS ) nBadId++;
+    for(j=0; j<i; j++) if( a[j].id==a[i].id ) nBadId++;
+  }
+  CHECK(nBadId==0 && idMax==idControl + (uint64_t)nThread*LIST_ROUNDS,
+        "list: ids unique, in order (%llu bad; highest %llu, expected %llu)", (unsigned long long)nBadId,
+        (unsigned long long)idMax, (unsigned long long)(idControl + (uint64_t)nThread*LIST_ROUNDS));
+}
+
 int main(int argc, char **argv){
   int nThread = argc>1 ? atoi(argv[1]) : 4, i;
   pthread_t aT[16];
@@ -150,5 +279,6 @@ int main(int argc, char **argv){
   CHECK(nFiles==(uint64_t)nThread, "files: counted %llu, expected %d",
         (unsigned long long)nFiles, nThread);
   test_tier(nThread);
+  test_list(nThread);
   return check_finish("statsrace");
 }

@@ -15,6 +15,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // (AsyncLocalStorage): there it fails at once; elsewhere after busyTimeoutMs.
 const SEES_INSIDE = typeof window === 'undefined' && typeof process === 'object';
 import { tests as syncTests } from './sync-api.js';
+import { tests as evidenceTests } from './evidence.js';
 
 export const tests = {
   async types(storage) {
@@ -737,6 +738,7 @@ export async function run(storages = ['opfs', 'memory'], ctx = {}) {
     catch (e) { out.push({ name, ok: false, error: String(e && e.stack || e) }); }
   }
   out.push(...await runTests(tests, storages, ctx));
+  out.push(...await runTests(evidenceTests, storages, ctx));
   const inPage = typeof window === 'object' && typeof Worker === 'function';
   out.push(...(inPage ? await syncTestsInWorker(storages, ctx) : await runTests(syncTests, storages, ctx, ' [sync]')));
   return out;

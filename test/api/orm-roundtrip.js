@@ -372,5 +372,29 @@ export async function ormRoundTrip({ open, storage, kysely, SqliteTempcryptDiale
     }
   });
 
+  // The evidence table through each ORM: a marker only in a TEMP table is
+  // not in what its temp file stored (tempcrypt_files(marker), ./evidence.js).
+  await step('kysely and drizzle: SELECT FROM tempcrypt_files(marker) finds nothing of a TEMP table', async () => {
+    const m = `ORMSEE-${Math.random().toString(36).slice(2)}`;
+    const setup = `PRAGMA temp_store=FILE; PRAGMA temp.cache_size=2;
+      CREATE TEMP TABLE secret AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000)
+        SELECT '${m}' || n AS s FROM c;`;
+    const kdb = new Kysely({ dialect: new SqliteTempcryptDialect({ database: async () => {
+      const d = await open('kysely-evidence.db', { storage, tempBudget: 0 });
+      await d.exec(setup);
+      return d;
+    } }) });
+    try {
+      const { rows } = await ksql`SELECT kind, encrypted, in_storage, found FROM tempcrypt_files(${m}) WHERE open AND kind = 'temp_db'`.execute(kdb);
+      same(rows, [{ kind: 'temp_db', encrypted: 1, in_storage: 1, found: 0 }], 'kysely: tempcrypt_files');
+    } finally { await kdb.destroy(); }
+    const db = await open('drizzle-evidence.db', { storage, tempBudget: 0 });
+    try {
+      await db.exec(setup);
+      const rows = await drizzle(db).all(sql`SELECT kind, encrypted, in_storage, found FROM tempcrypt_files(${m}) WHERE open AND kind = 'temp_db'`);
+      same(rows, [{ kind: 'temp_db', encrypted: 1, in_storage: 1, found: 0 }], 'drizzle: tempcrypt_files');
+    } finally { await db.close(); }
+  });
+
   return out;
 }

@@ -317,10 +317,33 @@ async function sharedStress({ check, ctx, newPage, base, engine }) {
   check(owners - 1 >= 1 + RELOADS, 'shared tabs: ownership moved at each close and reload', `${owners - 1} handovers`);
 }
 
+// "See it yourself" from a tab that does not run the database: its
+// tempcrypt_files(marker) and scanFiles() are run by the owner's Worker.
+async function sharedEvidence({ check, ctx, newPage, base }) {
+  const got = {};
+  for (const enabled of [true, false]) {
+    const [a, b] = await tabsOn(ctx, newPage, base, `tabs-evidence-${enabled}.db`, 2, { tempBudget: 0 });
+    got[enabled] = await inPage(b, async (enabled) => {
+      const { lookFor, marker } = await import('/test/api/evidence.js');
+      await db.tempcrypt.setEnabled(enabled);
+      try {
+        return { notOwner: !db.owner.self, ...await lookFor(db, marker(), 'opfs') };
+      } finally { await db.tempcrypt.setEnabled(true); }
+    }, enabled);
+    for (const p of [b, a]) await inPage(p, () => db.close());
+  }
+  const { true: on, false: off } = got;
+  check(on.notOwner && on.rows.length === 1 && on.rows[0].encrypted === 1 && on.rows[0].found === 0 && on.scanned === 0,
+    'shared tabs: from a tab that is not the owner, tempcrypt_files(marker) and scanFiles() find no marker in storage', JSON.stringify(on));
+  check(off.notOwner && off.rows.length === 1 && off.rows[0].encrypted === 0 && off.rows[0].found >= 1000 && off.scanned >= 1000,
+    'shared tabs: the control (tempcrypt off) finds the marker both ways', JSON.stringify(off));
+}
+
 export async function testMultiTab({ check, withBrowser, newPage, base, engine }) {
   await withBrowser('multitab', async (ctx) => {
     await exclusive({ check, ctx, newPage, base });
     await sharedBasics({ check, ctx, newPage, base });
+    await sharedEvidence({ check, ctx, newPage, base });
     await sharedUnanswered({ check, ctx, newPage, base });
     await sharedStress({ check, ctx, newPage, base, engine });
   });

@@ -4,7 +4,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { RUNTIMES, runners, shellWasm, scratch, requireBuilt, wasiBuild, join } from './lib.mjs';
+import { RUNTIMES, runners, shellWasm, scratch, requireBuilt, wasiBuild, join, makeMarker } from './lib.mjs';
 
 requireBuilt(shellWasm);
 
@@ -92,6 +92,29 @@ for (const rt of RUNTIMES) {
         assert.match(lines[0], /^2666\|/);
         assert.ok(lines.includes('ok'), 'integrity_check ok');
       } finally { s.cleanup(); }
+    });
+
+    // The evidence in SQL: a marker that lives only in a temp table, looked
+    // for in what its temp file stored (tempcrypt_files('marker')), with
+    // tempcrypt on and, as the control, off (SQLITE_TEMPCRYPT_ENABLED=0).
+    test('SELECT ... FROM tempcrypt_files(marker): 0 hits encrypted, found in the control', () => {
+      const marker = makeMarker();
+      const sql = `PRAGMA temp_store=FILE; PRAGMA tempcrypt_budget=0; PRAGMA temp.cache_size=2;
+CREATE TEMP TABLE secret AS SELECT '${marker}' || value AS s FROM generate_series(1,1000);
+SELECT kind, open, encrypted, in_storage, bytes_to_storage > 0, found FROM tempcrypt_files('${marker}') WHERE open;
+`;
+      const got = {};
+      for (const enabled of ['1', '0']) {
+        const s = scratch();
+        try {
+          const r = run(shellWasm, ['test.db'], { cwd: s.dir, dirs: ['.'], env: { TMPDIR: '.', SQLITE_TEMPCRYPT_ENABLED: enabled }, input: sql });
+          assert.equal(r.code, 0, r.stderr);
+          got[enabled] = r.stdout.trim().split('\n');
+        } finally { s.cleanup(); }
+      }
+      assert.deepEqual(got['1'], ['0', 'temp_db|1|1|1|1|0']);
+      const control = /^temp_db\|1\|0\|1\|1\|(\d+)$/.exec(got['0'][1]);
+      assert.ok(control && Number(control[1]) >= 1000, `control: ${got['0']}`);
     });
   });
 }
