@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
   build-essential valgrind strace      # native build, memcheck, syscall leak proof
   unzip                                # make sqlite: the shell comes in an official zip
+  pkg-config                           # make test-wasi-dist: the release archive's example builds with its .pc file
   libsodium-dev                        # differential test of ChaCha20 (tests only)
   clang-19 lld-19 libclang-rt-19-dev-wasm32 wasi-libc   # WASI build
   python3 python3-venv                 # wasmtime (PyPI) for the WASI tests, in build/tools/venv
