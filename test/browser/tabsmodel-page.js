@@ -76,7 +76,7 @@ const READ = "SELECT 'OP:' || ? AS tag, (SELECT n FROM c) AS n, (SELECT json_gro
 const COUNT = "SELECT 'OP:' || ? AS tag, (SELECT n FROM c) AS n, (SELECT count(*) FROM t) AS rows";
 const INC = 'UPDATE c SET n = n + 1';
 
-// The calls, by kind (op: { id, db, kind, limit?, target? }).  A write's
+// The calls, by kind (op: { id, db, kind, limit?, target?, pause? }).  A write's
 // rows are row(h, op, 0), row(h, op, 1)...; tabsmodel-model.mjs lists
 // what each kind writes.
 const row = (h, op, part) => [op.id * 10 + part, h.name, TAB, op.id, part];
@@ -86,6 +86,14 @@ const KINDS = {
   batch: (h, op) => h.db.batch([[ROW, row(h, op, 0)], [ROW, row(h, op, 1)], INC]).then(() => null),
   tx: (h, op) => h.db.transaction(async (tx) => {
     await tx.run(ROW, row(h, op, 0));
+    await tx.run(ROW, row(h, op, 1));
+    await tx.run(INC);
+  }),
+  // A transaction that keeps the database a while (op.pause ms) between
+  // its writes: other tabs' calls, closes and handovers meet it.
+  txSlow: (h, op) => h.db.transaction(async (tx) => {
+    await tx.run(ROW, row(h, op, 0));
+    await new Promise((r) => setTimeout(r, op.pause));
     await tx.run(ROW, row(h, op, 1));
     await tx.run(INC);
   }),

@@ -19,6 +19,8 @@
 //   SEED=n           the first round's seed (round r: n + r); printed
 //   TABS_ROUNDS=n    rounds per engine (default 1)
 //   TABS_STEPS=n     steps per round (default 60)
+//   TABS_CONFLICTS=p how often (0..1, default 0.3) a tab opens a database
+//                    while another of its pool is open (0: never)
 // The program is the seed's; the interleaving of the tabs' calls is the
 // browser's, so a replay makes the same choices but may meet other
 // answers.
@@ -30,9 +32,11 @@ const HANG_MS = 45000;          // a call, an open or a close that takes longer 
 const LOCK_MS = 8000;           // lockTimeoutMs of an ordinary open
 const BUSY_MS = 20000;          // busyTimeoutMs of every tab
 const QUIET_MS = 5000;          // after a tab went away, its pool may still be held this long
+// How often an open beside another open database of its pool is tried.
+const CONFLICTS = Number(process.env.TABS_CONFLICTS ?? 0.3);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const CALLS = { run: 10, stmt: 8, exec: 5, batch: 5, tx: 8, txThrow: 3, txFail: 3, fail: 3, migrate: 4, read: 10, stmtRead: 5, iterate: 6 };
+const CALLS = { run: 10, stmt: 8, exec: 5, batch: 5, tx: 6, txSlow: 4, txThrow: 3, txFail: 3, fail: 3, migrate: 4, read: 10, stmtRead: 5, iterate: 6 };
 
 function bounded(promise, ms, what) {
   let timer;
@@ -54,7 +58,9 @@ class Round {
     this.model = new Model(this.files);
     this.tabs = [];
     this.slots = 0;
-    this.epoch = Object.fromEntries(this.files.map((f) => [f, 0]));
+    // Disturbances of each database: a tab with it open went away (death),
+    // or closed it (close: the owner hands over in order).
+    this.epoch = Object.fromEntries(this.files.map((f) => [f, { death: 0, close: 0 }]));
     this.lastDeath = {};     // pool -> when a tab with it open went away
     this.nextId = 1;
     this.hangs = [];
@@ -89,7 +95,8 @@ class Round {
       for (const r of settled) {
         const op = this.model.ops.get(r.id);
         t.pending.delete(r.id);
-        this.model.settle(op, r, this.epoch[op.db] > op.epoch);
+        const e = this.epoch[op.db];
+        this.model.settle(op, r, e.death > op.epoch.death ? 'death' : e.close > op.epoch.close ? 'close' : null);
       }
       for (const id of t.pending) {
         const op = this.model.ops.get(id);
@@ -100,24 +107,32 @@ class Round {
 
   // Tab t goes away (closed or reloaded): what it had under way is lost.
   disturbBy(t) {
-    for (const f of t.open) { this.epoch[f]++; this.lastDeath[this.poolOf(f)] = Date.now(); }
+    for (const f of t.open) { this.epoch[f].death++; this.lastDeath[this.poolOf(f)] = Date.now(); }
     for (const id of t.pending) this.model.lose(this.model.ops.get(id));
     t.pending.clear();
     t.open.clear();
   }
 
-  async call() {
-    const [t, f] = this.R.pick(this.handles());
-    const kind = this.R.weighted(CALLS);
+  // Calls on f in the tabs that have it open, just before they are
+  // disturbed (half the time; many of them transactions under way).
+  async burst(f) {
+    if (this.R.next() < 0.5) return;
+    for (let n = 1 + this.R.int(5); n > 0; n--) await this.call(this.R.pick(this.handles().filter(([, x]) => x === f)), this.R.next() < 0.4 ? 'txSlow' : null);
+    await sleep(this.R.int(30));
+  }
+
+  async call([t, f] = this.R.pick(this.handles()), kind = null) {
+    kind ??= this.R.weighted(CALLS);
     if ([...t.pending].filter((id) => this.model.ops.get(id).db === f).length >= 4) return;
     const op = { id: this.nextId++, db: f, tab: t.name, kind };
     if (kind === 'iterate') op.limit = this.R.next() < 0.5 ? 1e9 : 1 + this.R.int(12);
     if (kind === 'migrate') op.target = 1 + this.R.int(6);
+    if (kind === 'txSlow') op.pause = 20 + this.R.int(200);
     this.model.issue(op);
-    op.epoch = this.epoch[f];
+    op.epoch = { ...this.epoch[f] };
     op.t0 = Date.now();
     t.pending.add(op.id);
-    await this.pageCall(t, 'start', { id: op.id, db: f, kind, limit: op.limit, target: op.target });
+    await this.pageCall(t, 'start', { id: op.id, db: f, kind, limit: op.limit, target: op.target, pause: op.pause });
   }
 
   async open(t, f, lockTimeoutMs, mustOpen) {
@@ -127,7 +142,7 @@ class Round {
     this.stats.opens++;
     if (r.ok) { t.open.add(f); return r; }
     this.stats.refusedOpens++;
-    if (mustOpen) this.model.problem(`open(${f}, ${JSON.stringify(options)}) in tab ${t.name} refused (code ${r.code}: ${r.message}), though ${mustOpen}`);
+    if (mustOpen) this.model.problem(`open(${f}, ${JSON.stringify(options)}) in tab ${t.name} refused (code ${r.code}: ${r.message}), though ${mustOpen}`, 'open');
     return r;
   }
 
@@ -140,7 +155,7 @@ class Round {
     if (mates.length) {
       // Another database of its pool is open: the open may be refused,
       // and if it is not, its calls must still run on f.
-      if (this.R.next() > 0.3) return;
+      if (this.R.next() >= CONFLICTS) return;
       this.stats.conflictOpens++;
       await this.open(t, f, 1000, null);
       return;
@@ -153,19 +168,22 @@ class Round {
 
   async close(t, f) {
     await this.collect();
-    this.epoch[f]++;
+    await this.burst(f);
+    this.epoch[f].close++;
     t.open.delete(f);
+    for (const id of t.pending) { const op = this.model.ops.get(id); if (op.db === f) op.closing = true; }
     this.stats.closes++;
     const r = await bounded(this.pageCall(t, 'closeDb', f), HANG_MS, `close(${f}) in tab ${t.name}`);
-    if (!r.ok) this.model.problem(`close(${f}) in tab ${t.name} failed: code ${r.code}: ${r.message}`);
+    if (!r.ok) this.model.problem(`close(${f}) in tab ${t.name} failed: code ${r.code}: ${r.message}`, 'close');
     else this.stats.handovers += r.handovers;
     await this.collect();
     const left = [...t.pending].filter((id) => this.model.ops.get(id).db === f);
-    if (left.length) this.model.problem(`close(${f}) in tab ${t.name} resolved with its calls ${left.join(', ')} still under way`);
+    if (left.length) this.model.problem(`close(${f}) in tab ${t.name} resolved with its calls ${left.join(', ')} still under way`, 'close');
   }
 
-  async endTab(t, how) {
+  async endTab(t, how, f = null) {
     await this.collect();
+    if (f) await this.burst(f);
     this.disturbBy(t);
     if (how === 'reload') {
       this.stats.reloads++;
@@ -195,7 +213,7 @@ class Round {
       reload: 2, closeTab: 2, kill: hs.length ? 3 : 0, addTab: this.tabs.length < 5 ? 2 : 0,
     });
     this.stats.steps++;
-    if (what === 'call') await this.call();
+    if (what === 'call') for (let n = 1 + this.R.int(3); n > 0; n--) await this.call();
     else if (what === 'open') await this.openSome();
     else if (what === 'close') { const [t, f] = this.R.pick(hs); await this.close(t, f); }
     else if (what === 'reload') await this.endTab(this.R.pick(this.tabs), 'reload');
@@ -204,7 +222,7 @@ class Round {
       const [, f] = this.R.pick(hs);
       const t = (await this.ownerOf(f)) ?? this.R.pick(this.tabs.filter((x) => x.open.has(f)));
       this.stats.kills++;
-      await this.endTab(t, 'close');
+      await this.endTab(t, 'close', f);
     } else await this.addTab();
   }
 
@@ -310,7 +328,7 @@ export async function testTabsModel({ check, withBrowser, newPage, base, engine 
       check(!crash, 'tabs model: the round ran to its end (every open, close and reload settled)', crash ? `${crash.message}${at}` : '');
       check(round.hangs.length === 0, 'tabs model: every call settled', round.hangs.length ? list(round.hangs) + at : `${m.counts.calls} calls`);
       check(m.problems.length === 0, 'tabs model: every answer one the model allows; each call on the database it named; acknowledged writes there once, unknown ones at most once, refused ones never; final contents = the model',
-        m.problems.length ? list(m.problems) + at : `${m.counts.calls} calls, ${m.counts.reads} reads checked`);
+        m.problems.length ? m.report() + at : `${m.counts.calls} calls, ${m.counts.reads} reads checked`);
       check(round.owners.length === 0, 'tabs model: every tab of a database names the same owner, which runs it', round.owners.length ? list(round.owners) + at : '');
       check(spy.foreign === 0 && (spy.own > 0 || m.counts.reads < 10), "tabs model: no tab receives another tab's answers (and the spy sees the answers to its own tab)",
         spy.foreign ? `${spy.foreign} answers reached another tab: ${list(spy.examples)}${at}` : `${spy.own} answers seen, all by the tab that asked`);
