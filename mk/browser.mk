@@ -155,3 +155,15 @@ browser: $(DIST)/workloads.txt
 $(DIST)/workloads.txt: test/workloads.txt
 	@mkdir -p $(@D)
 	cp $< $@
+
+# The model-based test of several tabs (test/browser/tabsmodel.mjs; two
+# rounds of 100 steps per engine run in test-browser), longer: ROUNDS
+# rounds of STEPS steps per engine, from seed SEED (default: random;
+# printed, with the line that replays a round).
+#   make fuzz-tabs ROUNDS=20 STEPS=150 SEED=1 BROWSERS=chromium
+ROUNDS ?= 10
+STEPS  ?= 150
+SEED   ?=
+.PHONY: fuzz-tabs
+fuzz-tabs: browser
+	BROWSERS=$(BROWSERS) TABS_ROUNDS=$(ROUNDS) TABS_STEPS=$(STEPS) SEED=$(SEED) node test/browser/run.mjs --only=tabsmodel

@@ -17,8 +17,8 @@
 // names the same owner; no tab receives another tab's answers (the spy
 // in its Worker, tabsmodel-spy.js).
 //   SEED=n           the first round's seed (round r: n + r); printed
-//   TABS_ROUNDS=n    rounds per engine (default 1)
-//   TABS_STEPS=n     steps per round (default 60)
+//   TABS_ROUNDS=n    rounds per engine (default 2)
+//   TABS_STEPS=n     steps per round (default 100)
 //   TABS_CONFLICTS=p how often (0..1, default 0.3) a tab opens a database
 //                    while another of its pool is open (0: never)
 // The program is the seed's; the interleaving of the tabs' calls is the
@@ -298,8 +298,8 @@ function foreign(model, reports) {
 
 export async function testTabsModel({ check, withBrowser, newPage, base, engine }) {
   const seed0 = process.env.SEED ? Number(process.env.SEED) : Math.floor(Math.random() * 1e9);
-  const rounds = Number(process.env.TABS_ROUNDS || 1);
-  const steps = Number(process.env.TABS_STEPS || 60);
+  const rounds = Number(process.env.TABS_ROUNDS || 2);
+  const steps = Number(process.env.TABS_STEPS || 100);
   const t0 = Date.now();
   const total = { calls: 0, steps: 0 };
   for (let r = 0; r < rounds; r++) {
