@@ -82,6 +82,11 @@ export interface StorageKind<B extends StorageBackend = StorageBackend> {
   readonly options: Readonly<Record<string, unknown>>;
   /** Why this storage cannot be used here (the user's error message, SQLITE_CANTOPEN), or null. */
   unavailable(): string | null | Promise<string | null>;
+  /**
+   * Storage that every tab of the origin sees (OPFS): the key that names database `name` among the tabs
+   * sharing it (js/tabs.js; for OPFS its pool and full name).  Absent: each tab's database is its own.
+   */
+  shareKey?(name: string, options: Record<string, unknown>): Promise<string>;
   /** The storage of database `name` (options: open()'s). */
   open(name: string, options: Record<string, unknown>): Promise<B>;
   /** Open options for a fresh, empty storage of its own named by tag, and how to remove it (tests). */

@@ -4,8 +4,16 @@
 // starts (./worker-script.js); LocalClient runs the same dispatcher
 // (./rpc.js) in-process, where there is no Worker (Node, or { worker:
 // false }).  Both reject with the error as the Worker sent it (fromWire).
-import { fromWire, toWire, SqliteError, closedError } from './errors.js';
-import { SQLITE_MISUSE } from './constants.js';
+import { fromWire, toWire, SqliteError, closedError, uncloneable } from './errors.js';
+import { SQLITE_ABORT, SQLITE_MISUSE } from './constants.js';
+import { watchLock } from './locks.js';
+
+// A Worker that ended without being told to (self.close() in it, or the
+// browser stopped it): the calls it had not answered, and those after.
+const ENDED = "the database's Worker ended (self.close() in it, or the browser stopped it)";
+const endedUnanswered = () => new SqliteError(`outcome unknown: ${ENDED} before answering; it may or may not have been applied ` +
+  '(read the database to know, after opening it again)', SQLITE_ABORT);
+const endedBefore = () => new SqliteError(`${ENDED}: open the database again`, SQLITE_MISUSE);
 
 export class WorkerClient {
   constructor(worker) {
@@ -14,8 +22,11 @@ export class WorkerClient {
     this.nextId = 1;
     this.calls = new Map();
     this.ended = false;      // terminated: no call gets an answer any more
+    this.died = false;       // ... because the Worker ended by itself
+    this.unwatch = null;     // stops watching the Worker's life lock
     this.onevent = null;     // (event) for what the Worker says unasked (a new owner)
     worker.onmessage = ({ data }) => {
+      if (data.event?.type === 'life') { this.unwatch = watchLock(data.event.lock, () => this.end(true)); return; }
       if (data.event) { if (this.onevent) this.onevent(data.event); return; }
       const call = this.calls.get(data.id);
       if (!call) return;
@@ -32,6 +43,7 @@ export class WorkerClient {
 
   // transfer: buffers handed to the Worker (gone from this side).
   call(method, args, transfer) {
+    if (this.died) return method === 'close' ? Promise.resolve() : Promise.reject(endedBefore());
     if (this.ended) return Promise.reject(closedError());
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -48,20 +60,19 @@ export class WorkerClient {
   // Stop the Worker.  A call it had not answered (one sent while close()
   // was under way, such as a transaction's that close() stopped waiting
   // for) never will be: it rejects as closed.
-  terminate() {
+  terminate() { this.end(false); }
+
+  // died: the Worker's life lock was freed (it ended by itself): its
+  // unanswered calls' outcome is unknown, and later calls say why.
+  end(died) {
+    if (this.ended) return;
     this.ended = true;
+    this.died = died;
+    this.unwatch?.();
     this.worker.terminate();
-    for (const call of this.calls.values()) call.reject(closedError());
+    for (const call of this.calls.values()) call.reject(died ? endedUnanswered() : closedError());
     this.calls.clear();
   }
-}
-
-// postMessage's DataCloneError as the API's error (the arguments hold what
-// cannot cross to a Worker: a function, a Symbol...).
-export function uncloneable(e) {
-  if (!e || e.name !== 'DataCloneError') return e;
-  return new SqliteError(`cannot send the call to the database's Worker (${e.message}): parameters are numbers, strings, ` +
-    'bigints, booleans, null, Uint8Array or ArrayBuffer', SQLITE_MISUSE, { cause: e });
 }
 
 // In-process stand-in for the Worker: the same dispatcher, loaded on first

@@ -71,3 +71,11 @@ export function fromWire(w) {
   if (w.sqliteCode !== undefined) e.sqliteCode = w.sqliteCode;
   return e;
 }
+
+// postMessage's DataCloneError as the API's error (the arguments hold what
+// cannot cross to a Worker or another tab: a function, a Symbol...).
+export function uncloneable(e) {
+  if (!e || e.name !== 'DataCloneError') return e;
+  return new SqliteError(`cannot send the call to the database's Worker (${e.message}): parameters are numbers, strings, ` +
+    'bigints, booleans, null, Uint8Array or ArrayBuffer', SQLITE_MISUSE, { cause: e });
+}

@@ -20,6 +20,7 @@ export class Hub {
     this.queue = [];          // calls not started: { s, method, args, replay, resolve, reject, timer }
     this.holder = null;       // the session the connection is held for
     this.running = null;      // the pump, while it runs
+    this.onFree = null;       // close() waiting for a hold to end
     this.closed = false;
   }
 
@@ -113,6 +114,7 @@ export class Hub {
   settle(s) {
     if (s.holds()) this.holder = s;
     else if (this.holder === s) this.holder = null;
+    if (!this.holder && this.onFree) this.onFree();
     this.armBlocked();
   }
 
@@ -139,19 +141,33 @@ export class Hub {
     });
   }
 
-  // Stop: no call is taken from now on.  The calls already queued run,
-  // in order, except those moved(job) takes (returns true: the tabs send
-  // another tab's calls to the next owner); the sessions left with none
-  // end first (what they hold is rolled back), so that nothing they held
-  // keeps the others' calls waiting; then every session ends.  The caller
-  // closes the database.
-  async close(moved = () => false) {
+  // Stop: the calls already queued run, in order, except those moved(job)
+  // takes (returns true: the tabs send another tab's calls to the next
+  // owner).  A session that holds the connection, other than `own` (another
+  // tab's transaction, import or export stream), keeps it for at most holdMs:
+  // its calls run meanwhile, the others' are moved at once (the caller
+  // refuses theirs that come).  Then no call is taken; the sessions left
+  // with none end first (what they hold is rolled back), so that nothing
+  // they held keeps the others' calls waiting; then every session ends.
+  // The caller closes the database.
+  async close(moved = () => false, holdMs = 0, own = null) {
+    const move = (keep) => {
+      this.queue = this.queue.filter((job) => {
+        if (job.end || job.s === keep || !moved(job)) return true;
+        clearTimeout(job.timer);
+        return false;
+      });
+    };
+    move(this.holder);
+    if (this.holder && this.holder !== own && holdMs > 0) {
+      await new Promise((resolve) => {
+        const timer = limitTimer(resolve, holdMs);
+        this.onFree = () => { clearTimeout(timer); resolve(); };
+      });
+      this.onFree = null;
+    }
     this.closed = true;
-    this.queue = this.queue.filter((job) => {
-      if (job.end || !moved(job)) return true;
-      clearTimeout(job.timer);
-      return false;
-    });
+    move(null);
     const staying = new Set(this.queue.map((job) => job.s));
     for (const s of [...this.sessions.values()]) if (!staying.has(s)) await this.end(s);
     await this.pump();

@@ -122,6 +122,13 @@ export default {
     return missing && `storage 'opfs' is not available here: ${missing}. OPFS needs FileSystemSyncAccessHandle in a dedicated Worker; pass storage: 'auto' to fall back to memory, or 'memory'`;
   },
 
+  // Every tab of the origin sees the same pool: the database's key among
+  // the tabs that share it (./tabs.js) is its pool and its full name.
+  async shareKey(name, options = {}) {
+    const pool = options.pool ?? await poolNameOf(name);
+    return `${encodeURIComponent(pool)}:${name.charAt(0) === '/' ? name : `/${name}`}`;
+  },
+
   // The pool reports SQLite codes (SQLITE_BUSY for a second tab).
   async open(name, options = {}) {
     const minFree = options.minFree ?? DEFAULTS.minFree, lockTimeoutMs = options.lockTimeoutMs ?? DEFAULTS.lockTimeoutMs;

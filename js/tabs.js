@@ -1,58 +1,62 @@
 // Opening a database for the main-thread API, in the Worker the package
 // starts (./worker-script.js) or in-process (./client.js's LocalClient):
 // createDispatcher(emit) answers the messages of ./rpc.js, and 'open' and
-// 'close'.  Where the database is the tab's alone (storage 'memory' or
-// 'file', or tabs: 'exclusive') its calls go straight to a queue of one
-// session (./hub.js).  Storage 'opfs' is shared by every tab of the
-// origin that opens the same database:
+// 'close'.  Where the database is the tab's alone (a storage whose kind
+// has no shareKey, such as 'memory' or 'file', or tabs: 'exclusive') its
+// calls go straight to a queue of one session (./hub.js).  Storage that
+// every tab sees ('opfs') is shared by the tabs that open the same
+// database, named by its key (the pool and the full name), in two roles:
+// the tab that runs it (./tab-owner.js) and the tabs it serves
+// (./tab-served.js); the locks and channels are ./locks.js's.
 //
-//   election   Each tab's Worker holds the Web Lock TAB_LOCK<pool>:<id>
-//              while it has the database open, and asks for OWNER_LOCK
-//              <pool>.  The one that gets it opens the database (its OPFS
-//              pool, whose own Web Lock keeps out Workers that do not
-//              share) and is the owner; the others wait in that lock's
-//              queue and take over, one of them, when the owner lets go:
-//              its tab closed the database, reloaded or was closed.
-//   transport  A BroadcastChannel per database.  A tab asks "hello", the
-//              owner answers "owner"; the tab joins (a session in the
-//              owner's queue) and sends its calls, { n, method, args },
-//              answered by n.  The owner's own calls go to its queue
-//              directly.  Each side learns that the other went away when
-//              its TAB_LOCK is granted to it.
+//   election   Each tab's Worker holds its TAB_LOCK while it has the
+//              database open, and asks for OWNER_LOCK.  The first tab gets
+//              it at once and opens the database (its OPFS pool, whose own
+//              Web Lock keeps out Workers that do not share): the owner.
+//              The others wait in that lock's queue and take over, one of
+//              them, when the owner lets go: its tab closed the database,
+//              reloaded or was closed, or its Worker ended.
+//   transport  A tab asks on the database's channel who the owner is and
+//              joins it; then it sends its calls to the owner's inbox, a
+//              channel only the owner listens on, and gets each answer on
+//              its own inbox, where no other tab listens.  The owner's own
+//              calls go to its queue directly.  Each side learns that the
+//              other went away when its TAB_LOCK is granted to it.
 //   queueing   The owner's queue (./hub.js): one call at a time, a
 //              transaction, import or export of one tab holds the
 //              connection, other tabs' calls wait at most busyTimeoutMs.
 //              A tab that goes away gets its transaction rolled back and
 //              its statements and cursors finalized.
-//   handover   A call sent to an owner that went away is never lost and
-//              never run twice: one that certainly did not run (the owner
-//              closed in order: it says "gone" after its last answer, and
-//              answers "moved" for what it did not start) is sent to the
-//              next owner; one that may have run runs again only if it
-//              cannot write (REPLAY in ./rpc.js), else it fails with
+//   closing    An owner that closes the database lets another tab's
+//              transaction, import or export stream in progress end (at
+//              most its busyTimeoutMs, then rolls it back), answers
+//              "moved" for the calls it did not start, and says "gone" to
+//              each tab after its last answer there.
+//   handover   A call sent to an owner that is gone is never lost and
+//              never run twice: one that certainly did not run (answered
+//              "moved", or unanswered when the owner said "gone") is sent
+//              to the next owner; one that may have run runs again only
+//              if it cannot write (REPLAY in ./rpc.js), else it fails with
 //              SQLITE_ABORT, "outcome unknown".  A transaction or import
 //              of this tab that the owner held is gone:
-//              SQLITE_ABORT_ROLLBACK for its calls (its commit, if it was
-//              under way: outcome unknown).  Statements are prepared again
+//              SQLITE_ABORT_ROLLBACK for its calls (its commit, if it may
+//              have run: outcome unknown).  Statements are prepared again
 //              on the next owner; a cursor (iterate, exportStream) ends
 //              with SQLITE_ABORT.
-// Messages on the channel: { t, from, to?, ... } with t one of hello,
-// owner, join, joined, call, reply, bye, gone; `to` absent: everyone.
 import { open as openSync } from './worker.js';
-import { resolveStorage } from './storage.js';
-import { poolNameOf } from './opfs-backend.js';
+import { resolveStorage, BACKENDS } from './storage.js';
 import { compileWasm } from './engine.js';
 import { Hub } from './hub.js';
 import { HANDLERS } from './rpc.js';
-import { SqliteError, closedError, toWire } from './errors.js';
-import { SQLITE_BUSY, SQLITE_MISUSE } from './constants.js';
+import { SqliteError, closedError } from './errors.js';
+import { SQLITE_BUSY } from './constants.js';
 import { BUSY_TIMEOUT_MS } from './methods.js';
 import { DEFAULTS } from './opfs-pool.js';
-import { uncloneable } from './client.js';
-import { TabClient, holdLock, watchLock, MOVED, CHANNEL, OWNER_LOCK, TAB_LOCK } from './tab-client.js';
+import { TabOwner } from './tab-owner.js';
+import { TabServed } from './tab-served.js';
+import { CHANNEL, OWNER_LOCK, holdLock, inboxOf, tabLockOf, newId } from './locks.js';
 import { limitTimer } from './platform.js';
 
-export { CHANNEL, OWNER_LOCK, TAB_LOCK };
 export const TABS = ['shared', 'exclusive'];
 
 // A dispatcher for one database: call(method, ...args); emit(event) gets
@@ -74,17 +78,16 @@ export function createDispatcher(emit = () => {}) {
   };
 }
 
-const newId = () => (globalThis.crypto?.randomUUID ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`);
-
 async function openLink(name, options, emit) {
   const { tabs = 'shared', busyTimeoutMs = BUSY_TIMEOUT_MS, setup, ...rest } = options;
   if (!TABS.includes(tabs)) throw new TypeError(`tabs must be ${TABS.map((t) => `'${t}'`).join(' or ')}, not ${String(tabs)}`);
   const storage = await resolveStorage(rest.storage, name);
   const dbOptions = { ...rest, storage };
   const session = { busyTimeoutMs, timeoutMs: rest.timeoutMs ?? 0 };
-  const sharing = storage === 'opfs' && tabs === 'shared' && typeof BroadcastChannel === 'function' && !!globalThis.navigator?.locks?.request;
+  const kind = BACKENDS[storage];
+  const sharing = typeof kind.shareKey === 'function' && tabs === 'shared' && typeof BroadcastChannel === 'function' && !!globalThis.navigator?.locks?.request;
   if (!sharing) return LocalLink.open(name, dbOptions, setup, session);
-  const link = new SharedLink(name, dbOptions, setup, session, emit, options.pool ?? await poolNameOf(name));
+  const link = new SharedLink(name, dbOptions, setup, session, emit, await kind.shareKey(name, dbOptions));
   await link.start();
   return link;
 }
@@ -133,22 +136,21 @@ class LocalLink {
   }
 }
 
-// A database shared by the tabs (see the top of this file).
-class SharedLink extends TabClient {
-  constructor(name, dbOptions, setup, session, emit, pool) {
+// A database shared by the tabs (see the top of this file): this tab's
+// part, served (the methods of ./tab-served.js) or owner (ownerRole).
+class SharedLink extends TabServed {
+  constructor(name, dbOptions, setup, session, emit, key) {
     super();
-    Object.assign(this, { name, dbOptions, setup, sessionOptions: session, emit, pool });
+    Object.assign(this, { name, dbOptions, setup, sessionOptions: session, emit, key });
     this.id = newId();
     this.lockTimeoutMs = dbOptions.lockTimeoutMs ?? DEFAULTS.lockTimeoutMs;
     this.owner = null;        // { id, self } once joined (or self)
     this.joining = null;      // the owner this tab is joining
     this.ownerWatch = null;   // stops watching the owner's TAB_LOCK
+    this.outbox = null;       // the inbox of the owner this tab joins
     this.dead = new Set();    // owners known to be gone
-    this.leaving = new Set(); // owners that answered "moved"
-    this.hub = null;          // this tab's queue when it is the owner
-    this.db = null;
-    this.session = null;
-    this.watches = new Map(); // (owner) tab id -> stop watching it
+    this.leaving = new Set(); // owners that answered "moved" or said "gone"
+    this.ownerRole = null;    // a TabOwner while this tab runs the database
     this.nextN = 1;
     this.inflight = new Map();// n -> call sent to a remote owner, not answered
     this.parked = [];         // calls a leaving owner answered "moved"
@@ -160,6 +162,7 @@ class SharedLink extends TabClient {
     this.txLost = false;      // ... which went away with its owner
     this.importing = false;
     this.importLost = false;
+    this.lostClosed = false;  // the owner of what was lost closed the database (else went away)
     this.closed = false;
     this.closing = null;
     this.everReady = false;   // had an owner once (open succeeded)
@@ -169,28 +172,38 @@ class SharedLink extends TabClient {
     this.stop = stop;
   }
 
-  info() { return { storage: 'opfs', tab: this.id, owner: this.owner }; }
-  isOwner() { return !!this.owner?.self && !!this.hub; }
-  post(msg) { this.channel.postMessage({ ...msg, from: this.id }); }
+  info() { return { storage: this.dbOptions.storage, tab: this.id, owner: this.owner }; }
+  isOwner() { return !!this.owner?.self && !!this.ownerRole; }
+  post(msg) { this.channel.postMessage({ ...msg, from: this.id, db: this.key }); }
 
   // Join the database's tabs: resolves once this tab is the owner or has
-  // joined one; rejects if it could open it as the first owner, or if no
-  // owner answers within lockTimeoutMs.
+  // joined one.  The first tab takes OWNER_LOCK at once; a tab that finds
+  // another holding it waits at most lockTimeoutMs for that owner's answer
+  // (0: not at all) or for it to let go.
   async start() {
-    this.releaseTab = await holdLock(`${TAB_LOCK}${this.pool}:${this.id}`);
-    this.channel = new BroadcastChannel(CHANNEL + this.pool);
+    this.releaseTab = await holdLock(tabLockOf(this.key, this.id));
+    this.channel = new BroadcastChannel(CHANNEL + this.key);
     this.channel.onmessage = ({ data }) => this.onMessage(data);
-    let settle;
-    this.ready = new Promise((resolve, reject) => { settle = { resolve, reject }; });
-    this.settleReady = settle;
-    const timer = setTimeout(() => {
-      if (this.owner || this.becoming) return;
-      settle.reject(new SqliteError(`database "${this.name}" is in use by another tab or worker that does not answer ` +
-        `(it holds the Web Lock "${OWNER_LOCK}${this.pool}"; waited ${this.lockTimeoutMs} ms)`, SQLITE_BUSY));
-    }, this.lockTimeoutMs);
-    this.askOwnership();
-    this.post({ t: 'hello' });
-    compileWasm(this.dbOptions.wasm).catch(() => { /* the owner's open says why */ });   // a faster takeover
+    this.inbox = new BroadcastChannel(inboxOf(this.key, this.id));
+    this.inbox.onmessage = ({ data }) => this.onInbox(data);
+    this.ready = new Promise((resolve, reject) => { this.settleReady = { resolve, reject }; });
+    let timer = null;
+    const first = await new Promise((resolve) => {
+      navigator.locks.request(OWNER_LOCK + this.key, { ifAvailable: true }, (lock) => {
+        resolve(!!lock);
+        return lock ? this.own() : undefined;
+      }).catch((e) => { resolve(true); this.ownerFailed(e); });
+    });
+    if (!first) {
+      timer = limitTimer(() => {
+        if (this.owner || this.becoming) return;
+        this.settleReady.reject(new SqliteError(`database "${this.name}" is in use by another tab or worker that does not answer ` +
+          `(it holds the Web Lock "${OWNER_LOCK}${this.key}"; waited ${this.lockTimeoutMs} ms)`, SQLITE_BUSY));
+      }, this.lockTimeoutMs);
+      this.askOwnership();
+      this.post({ t: 'hello' });
+      compileWasm(this.dbOptions.wasm).catch(() => { /* the owner's open says why */ });   // a faster takeover
+    }
     try {
       await this.ready;
     } catch (e) {
@@ -201,24 +214,28 @@ class SharedLink extends TabClient {
     }
   }
 
-  // Queue for OWNER_LOCK; once granted, open the database and run it
-  // until this tab closes it.
+  // Queue for OWNER_LOCK, to take over when the owner lets go.
   askOwnership() {
     const ctl = new AbortController();
     this.ownerAbort = ctl;
-    navigator.locks.request(OWNER_LOCK + this.pool, { signal: ctl.signal }, async () => {
-      if (this.closed || this.closing) return;
-      this.becoming = this.becomeOwner();
-      try {
-        await this.becoming;
-      } catch (e) {
-        this.becoming = null;
-        this.ownerFailed(e);
-        return;   // let the lock go: another tab may do better
-      }
+    navigator.locks.request(OWNER_LOCK + this.key, { signal: ctl.signal }, () => this.own())
+      .catch((e) => { if (e?.name !== 'AbortError') this.ownerFailed(e); });
+  }
+
+  // Holding OWNER_LOCK: open the database and run it until this tab closes
+  // it (the lock is held while this runs).
+  async own() {
+    if (this.closed || this.closing) return;
+    this.becoming = this.becomeOwner();
+    try {
+      await this.becoming;
+    } catch (e) {
       this.becoming = null;
-      await this.stopped;
-    }).catch((e) => { if (e?.name !== 'AbortError') this.ownerFailed(e); });
+      this.ownerFailed(e);
+      return;   // let the lock go: another tab may do better
+    }
+    this.becoming = null;
+    await this.stopped;
   }
 
   // Could not open the database as the owner: the first open fails with
@@ -234,11 +251,10 @@ class SharedLink extends TabClient {
   async becomeOwner() {
     const db = await openDatabase(this.name, this.dbOptions, this.setup);
     // Whoever owned it before let go of OWNER_LOCK: it runs nothing more.
-    if (this.owner && !this.owner.self) this.lost(this.owner.id, !this.leaving.has(this.owner.id));
-    if (this.joining) { this.dead.add(this.joining); this.joining = null; }
-    this.db = db;
-    this.hub = new Hub(db);
-    this.session = this.hub.join(this.id, this.sessionOptions);
+    for (const id of [this.owner?.id, this.joining]) if (id && id !== this.id) this.ownerGone(id, false);
+    this.ownerRole = new TabOwner(db, this.id, this.key, this.sessionOptions);
+    this.outbox?.close();
+    this.outbox = null;
     this.setOwner({ id: this.id, self: true });
     this.post({ t: 'owner' });
   }
@@ -251,62 +267,12 @@ class SharedLink extends TabClient {
     for (const c of this.waiting.splice(0)) { clearTimeout(c.timer); this.dispatch(c); }
   }
 
+  // The database's channel: who runs it.
   onMessage(msg) {
-    if (!msg || msg.from === this.id || (msg.to && msg.to !== this.id) || this.closed) return;
-    switch (msg.t) {
-      case 'hello': if (this.isOwner()) this.post({ t: 'owner', to: msg.from }); break;
-      case 'owner': this.found(msg.from); break;
-      case 'join': this.admit(msg); break;
-      case 'joined': if (this.joining === msg.from) { this.joining = null; this.setOwner({ id: msg.from, self: false }); } break;
-      case 'call': this.serve(msg); break;
-      case 'reply': this.answered(msg); break;
-      case 'gone': this.leaving.add(msg.from); if (this.owner?.id === msg.from || this.joining === msg.from) this.ownerGone(msg.from, false); break;
-      default: break;
-    }
+    if (!msg || msg.from === this.id || msg.db !== this.key || this.closed) return;
+    if (msg.t === 'hello' && this.isOwner()) this.post({ t: 'owner' });
+    else if (msg.t === 'owner') this.found(msg.from);
   }
-
-  // ---- this tab as the owner
-
-  // A tab joins: a session in the queue, ended when its TAB_LOCK frees.
-  admit(msg) {
-    if (!this.isOwner() || this.hub.closed) return;
-    const known = this.hub.sessions.has(msg.from);
-    const s = this.hub.join(msg.from, msg.options);
-    if (!known) {
-      this.watches.set(msg.from, watchLock(`${TAB_LOCK}${this.pool}:${msg.from}`, () => {
-        this.watches.delete(msg.from);
-        if (this.hub) this.hub.end(s);
-      }));
-    }
-    this.post({ t: 'joined', to: msg.from });
-  }
-
-  async serve(msg) {
-    const reply = (body) => {
-      try { this.post({ t: 'reply', to: msg.from, n: msg.n, ...body }); }
-      catch (e) { this.post({ t: 'reply', to: msg.from, n: msg.n, ok: false, error: toWire(uncloneable(e)) }); }
-    };
-    // "moved" only from an owner that is leaving (or was never one): the
-    // tab then takes whatever it has not had answered as not run.
-    if (!this.isOwner() || this.hub.closed) { reply({ moved: true }); return; }
-    const s = this.hub.sessions.get(msg.from);
-    if (!s) { reply({ ok: false, error: toWire(new SqliteError('this tab has not joined the tab that runs the database', SQLITE_MISUSE)) }); return; }
-    try {
-      if (msg.method === 'bye') {
-        await this.hub.end(s, { after: true });   // its calls made before close() run first
-        this.watches.get(msg.from)?.();
-        this.watches.delete(msg.from);
-        reply({ ok: true });
-        return;
-      }
-      reply({ ok: true, result: await this.hub.submit(s, msg.method, msg.args, { replay: msg.replay }) });
-    } catch (e) {
-      if (e === MOVED) reply({ moved: true });
-      else reply({ ok: false, error: toWire(e) });
-    }
-  }
-
-  // ---- closing
 
   close() {
     this.closing ??= this.shut();
@@ -316,19 +282,7 @@ class SharedLink extends TabClient {
   async shut() {
     if (this.becoming) await this.becoming.catch(() => {});
     if (this.isOwner()) {
-      // Send back the other tabs' calls not started ("moved": the next
-      // owner runs them), run this tab's own calls made before close(),
-      // end every tab's session, then say "gone".
-      await this.hub.close((job) => {
-        if (job.s === this.session) return false;
-        job.reject(MOVED);
-        return true;
-      });
-      for (const stop of this.watches.values()) stop();
-      this.watches.clear();
-      try { this.post({ t: 'gone' }); } catch { /* nobody listens */ }
-      await this.db.idle();
-      await this.db.close();
+      await this.ownerRole.close();
     } else if (this.owner && !this.leaving.has(this.owner.id)) {
       // End this tab's session at the owner (what it held is rolled back).
       const bye = new Promise((resolve, reject) => this.dispatch({ method: 'bye', args: [], resolve, reject }));
@@ -343,7 +297,7 @@ class SharedLink extends TabClient {
     this.inflight.clear();
     for (const r of this.parked.splice(0)) r.err(closedError());
     this.stop();
-    this.channel?.close();
+    for (const ch of [this.channel, this.inbox, this.outbox]) ch?.close();
     if (this.releaseTab) this.releaseTab();
   }
 }

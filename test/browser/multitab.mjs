@@ -11,7 +11,7 @@
 //     or goes away, hands it over to the waiting one.
 import { SQLITE_BUSY, SQLITE_ABORT, SQLITE_ABORT_ROLLBACK } from '../../js/constants.js';
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const PAGE = '/test/browser/tabs-page.js';
 
 // ---------------------------------------------------------------- exclusive
@@ -75,7 +75,7 @@ async function exclusive({ check, ctx, newPage, base }) {
 
 // ---------------------------------------------------------------- shared
 // Pages on the test page with the database `name` open (options) as window.db.
-async function tabsOn(ctx, newPage, base, name, n, options = {}) {
+export async function tabsOn(ctx, newPage, base, name, n, options = {}) {
   const pages = [];
   for (let i = 0; i < n; i++) {
     const p = await newPage(ctx, base);
@@ -85,7 +85,7 @@ async function tabsOn(ctx, newPage, base, name, n, options = {}) {
   return pages;
 }
 
-const inPage = (p, fn, arg) => p.evaluate(fn, arg);
+export const inPage = (p, fn, arg) => p.evaluate(fn, arg);
 
 async function sharedBasics({ check, ctx, newPage, base }) {
   const [a, b, c] = await tabsOn(ctx, newPage, base, 'tabs-basic.db', 3, { busyTimeoutMs: 1500 });

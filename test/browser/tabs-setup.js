@@ -1,10 +1,15 @@
-// The setup module of the multi-tab test's tabs (test/browser/multitab.mjs):
-// hang(ms) keeps the owner's Worker busy for ms, so that the test can close
-// the owner's tab while it runs a call.
+// The setup module of the multi-tab tests' tabs (test/browser/multitab.mjs,
+// tabs-rules.mjs): hang(ms) keeps the owner's Worker busy for ms, so that
+// the test can close the owner's tab while it runs a call; quit() makes
+// the Worker end itself (self.close()) as an app's code might.
 export default function setup(db) {
   db.function('hang', (ms) => {
     const until = Date.now() + ms;
     while (Date.now() < until) { /* busy */ }
     return ms;
+  });
+  db.function('quit', () => {
+    self.close();
+    return 1;
   });
 }

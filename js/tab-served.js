@@ -1,55 +1,34 @@
-// The calls of a tab to the tab that runs a shared database (the owner),
-// and what happens to each when that owner goes away: the handover rules
-// of the top of ./tabs.js, as methods that SharedLink (./tabs.js) inherits.
-// The state they use is SharedLink's (its constructor lists it).
+// A tab served by another (the owner, ./tab-owner.js) of a database
+// shared by tabs: its calls go to the owner's inbox, the answers come to
+// its own (./locks.js), and what happens to each call when that owner
+// goes away is decided here (the handover rules of the top of ./tabs.js).
+// The methods are SharedLink's (./tabs.js), which inherits them; the state
+// they use is its (its constructor lists it).
 import { REPLAY, unknownOutcome } from './rpc.js';
-import { SqliteError, closedError, fromWire } from './errors.js';
+import { SqliteError, closedError, fromWire, uncloneable } from './errors.js';
 import { SQLITE_ABORT, SQLITE_ABORT_ROLLBACK, SQLITE_BUSY, SQLITE_MISUSE } from './constants.js';
-import { uncloneable } from './client.js';
 import { limitTimer } from './platform.js';
+import { holdLock, watchLock, inboxOf, tabLockOf } from './locks.js';
+import { MOVED } from './tab-owner.js';
 
-// The names of a database's channel and Web Locks (pool: its OPFS pool).
-export const CHANNEL = 'sqlite-tempcrypt:';           // + pool
-export const OWNER_LOCK = 'sqlite-tempcrypt-owner:';  // + pool
-export const TAB_LOCK = 'sqlite-tempcrypt-tab:';      // + pool + ':' + tab id
-
-// Take Web Lock `name` (options as navigator.locks.request's); resolves to
-// its release function (null if ifAvailable found it taken).
-export function holdLock(name, options = {}) {
-  return new Promise((resolve, reject) => {
-    navigator.locks.request(name, options, (lock) => {
-      if (!lock) { resolve(null); return undefined; }
-      return new Promise((release) => resolve(release));
-    }).catch(reject);
-  });
-}
-
-// gone() once the Web Lock `name` is free (its holder let go or went
-// away); abort() stops watching.
-export function watchLock(name, gone) {
-  const ctl = new AbortController();
-  navigator.locks.request(name, { signal: ctl.signal }, () => { gone(); }).catch(() => { /* aborted */ });
-  return () => ctl.abort();
-}
-
-// Rejection markers: MOVED, a call the owner did not start (send it to
-// the next owner); ABANDONED, a call lost() settled instead.
-export const MOVED = Symbol('moved');
-export const ABANDONED = Symbol('abandoned');
+// Rejection marker of a call that lost() settled instead.
+const ABANDONED = Symbol('abandoned');
 
 // The messages that name a statement or a cursor of this tab by its id.
 const ON_STATEMENT = new Set(['stmt.run', 'stmt.get', 'stmt.all', 'stmtOpen', 'finalize']);
 const ON_CURSOR = new Set(['page', 'cursorClose']);
 const OPENS_CURSOR = new Set(['cursorOpen', 'stmtOpen', 'exportOpen']);
 
-function rolledBack(what) {
-  return new SqliteError(`${what}: the tab that ran the database went away and it was rolled back (nothing of it was applied)`, SQLITE_ABORT_ROLLBACK);
+// How the owner left: it closed the database (said "gone"), or went away.
+const how = (closed) => (closed ? 'closed the database' : 'went away');
+function rolledBack(what, closed) {
+  return new SqliteError(`${what}: the tab that ran the database ${how(closed)} and it was rolled back (nothing of it was applied)`, SQLITE_ABORT_ROLLBACK);
 }
-function cutOff() {
-  return new SqliteError('the rows stopped: the tab that ran the database went away while they were read (run the query again)', SQLITE_ABORT);
+function cutOff(closed) {
+  return new SqliteError(`the rows stopped: the tab that ran the database ${how(closed)} while they were read (run the query again)`, SQLITE_ABORT);
 }
 
-export class TabClient {
+export class TabServed {
   // An owner announced itself.  It holds OWNER_LOCK, so the owner this tab
   // knew, if another, let go of it, unless the announcement is stale: the
   // old owner's TAB_LOCK says which.
@@ -57,41 +36,61 @@ export class TabClient {
     if (this.isOwner() || this.becoming || this.dead.has(id) || this.owner?.id === id || this.joining === id) return;
     const old = this.owner?.id ?? this.joining;
     if (old) {
-      const free = await holdLock(`${TAB_LOCK}${this.pool}:${old}`, { ifAvailable: true });
+      const free = await holdLock(tabLockOf(this.key, old), { ifAvailable: true });
       if (!free) return;   // the old owner is there: a stale message
       free();
-      this.ownerGone(old, !this.leaving.has(old));
+      this.ownerGone(old, false);
       if (this.dead.has(id) || this.isOwner() || this.joining) return;
     }
     this.joining = id;
-    this.ownerWatch = watchLock(`${TAB_LOCK}${this.pool}:${id}`, () => this.ownerGone(id, !this.leaving.has(id)));
-    this.post({ t: 'join', to: id, options: this.sessionOptions });
+    this.outbox?.close();
+    this.outbox = new BroadcastChannel(inboxOf(this.key, id));
+    this.ownerWatch = watchLock(tabLockOf(this.key, id), () => this.ownerGone(id, false));
+    const join = { method: 'join', args: [this.sessionOptions], resolve: () => {}, reject: () => {} };
+    this.send({ id, self: false }, join, join.args, true).then(() => {
+      if (this.joining === id) { this.joining = null; this.setOwner({ id, self: false }); }
+    }, () => { /* moved or gone: the next owner */ });
   }
 
-  // The owner `id` went away; ran: it may have run calls it did not answer
-  // (it did not say it was leaving).
-  ownerGone(id, ran) {
+  // A message on this tab's inbox: an answer, or { gone: owner } (it
+  // closed the database, after its last answer to this tab).
+  onInbox(msg) {
+    if (!msg || this.closed) return;
+    if (typeof msg.gone === 'string') { this.leaving.add(msg.gone); this.ownerGone(msg.gone, true); return; }
+    this.answered(msg);
+  }
+
+  // The owner `id` is gone; closed: it closed the database in order (said
+  // "gone" after its last answer), so that nothing unanswered ran there;
+  // else it went away and each call in flight there may have run.
+  ownerGone(id, closed) {
     if (this.dead.has(id)) return;
     this.dead.add(id);
-    if (this.joining === id) { this.joining = null; this.ownerWatch?.(); }
-    if (this.owner?.id === id) this.lost(id, ran);
+    if (this.joining === id) { this.joining = null; this.ownerWatch?.(); this.ownerWatch = null; }
+    this.lost(id, closed);
     if (!this.closed && !this.becoming && !this.isOwner()) this.post({ t: 'hello' });
   }
 
   // Forget owner `id`: what this tab had there is gone, and each call it
-  // did not answer is settled or sent again (see the top of this file).
-  lost(id, ran) {
+  // did not answer is settled or sent again (see the top of ./tabs.js).
+  lost(id, closed) {
     this.dead.add(id);
-    if (this.owner?.id === id) { this.owner = null; this.ownerWatch?.(); this.ownerWatch = null; }
-    if (this.depth > 0) this.txLost = true;
-    if (this.importing) this.importLost = true;
-    for (const cur of this.cursors.values()) if (cur.owner === id) cur.lost = true;
+    if (this.owner?.id === id) {
+      this.owner = null;
+      this.ownerWatch?.();
+      this.ownerWatch = null;
+      if (this.depth > 0) { this.txLost = true; this.lostClosed = closed; }
+      if (this.importing) { this.importLost = true; this.lostClosed = closed; }
+    }
+    for (const cur of this.cursors.values()) if (cur.owner === id) cur.lost = { closed };
+    // A call answered "moved" did not run; one in flight may have, unless
+    // the owner said "gone" after its last answer.
     const unanswered = [];
     for (const r of this.parked.filter((p) => p.to === id)) unanswered.push([r, false]);
     this.parked = this.parked.filter((p) => p.to !== id);
     for (const r of [...this.inflight.values()].filter((p) => p.to === id)) {
       this.inflight.delete(r.n);
-      unanswered.push([r, ran]);
+      unanswered.push([r, !closed]);
     }
     for (const [r, mayHaveRun] of unanswered) {
       r.err(r.sub ? MOVED : ABANDONED);
@@ -99,7 +98,7 @@ export class TabClient {
     }
   }
 
-  // Settle or send again call c, unanswered by an owner that went away;
+  // Settle or send again call c, unanswered by an owner that is gone;
   // ran: it may have run there.
   afterLoss(c, ran) {
     const m = c.method;
@@ -113,7 +112,8 @@ export class TabClient {
   }
 
   // Answer c here when what it is about went away with its owner; true if
-  // it was.  ran: c itself may have run there.
+  // it was.  ran: c itself may have run there (a commit then has an
+  // unknown outcome, never "rolled back").
   settleLocally(c, ran = false) {
     const m = c.method;
     if (m === 'bye') { if (this.owner) return false; c.resolve(); return true; }
@@ -123,26 +123,26 @@ export class TabClient {
         if (this.depth === 0) this.txLost = false;
         if (!c.args[0]) c.resolve();
         else if (this.depth === 0 && ran) c.reject(unknownOutcome('the commit of its transaction'));
-        else c.reject(rolledBack('the transaction'));
+        else c.reject(rolledBack('the transaction', this.lostClosed));
         return true;
       }
       if (m === 'cursorClose' || m === 'finalize') { this.forget(c); c.resolve(); return true; }
-      c.reject(rolledBack('the transaction'));
+      c.reject(rolledBack('the transaction', this.lostClosed));
       return true;
     }
     if (this.importLost && m.startsWith('import')) {
-      if (m !== 'importEnd') { c.reject(rolledBack('the import')); return true; }
+      if (m !== 'importEnd') { c.reject(rolledBack('the import', this.lostClosed)); return true; }
       this.importLost = false;
       this.importing = false;
       if (!c.args[0]) c.resolve();
-      else c.reject(ran ? unknownOutcome('the end of the import') : rolledBack('the import'));
+      else c.reject(ran ? unknownOutcome('the end of the import') : rolledBack('the import', this.lostClosed));
       return true;
     }
     if (ON_CURSOR.has(m)) {
       const cur = this.cursors.get(c.args[0]);
       if (!cur || !cur.lost) return false;
       this.cursors.delete(c.args[0]);
-      if (m === 'page') c.reject(cutOff()); else c.resolve();
+      if (m === 'page') c.reject(cutOff(cur.lost.closed)); else c.resolve();
       return true;
     }
     if (m === 'finalize') {
@@ -213,12 +213,12 @@ export class TabClient {
   // goes away first, lost() settles c (afterLoss) and this rejects with
   // ABANDONED, or with MOVED for a sub-call (c starts over).
   send(owner, c, args, sub = false) {
-    if (owner.self) return this.hub.submit(this.session, c.method, args, { replay: !!c.replay });
+    if (owner.self) return this.ownerRole.call(c.method, args, !!c.replay);
     return new Promise((ok, err) => {
       const n = this.nextN++;
       this.inflight.set(n, { c, n, to: owner.id, sub, ok, err });
       try {
-        this.channel.postMessage({ t: 'call', from: this.id, to: owner.id, n, method: c.method, args, replay: !!c.replay });
+        this.outbox.postMessage({ from: this.id, db: this.key, id: n, method: c.method, args, replay: !!c.replay });
       } catch (e) {
         this.inflight.delete(n);
         err(uncloneable(e));
@@ -227,12 +227,12 @@ export class TabClient {
   }
 
   answered(msg) {
-    const r = this.inflight.get(msg.n);
-    if (!r || r.to !== msg.from) return;
-    this.inflight.delete(msg.n);
-    if (msg.moved) { this.leaving.add(msg.from); this.parked.push(r); return; }
-    if (msg.ok) r.ok(msg.result);
-    else r.err(fromWire(msg.error));
+    const r = this.inflight.get(msg.id);
+    if (!r) return;
+    this.inflight.delete(msg.id);
+    if (msg.moved) { this.leaving.add(r.to); this.parked.push(r); return; }
+    if (msg.error) r.err(fromWire(msg.error));
+    else r.ok(msg.result);
   }
 
   // c's result, answered by owner `by`: what this tab keeps of it, then to
