@@ -31,34 +31,11 @@ export const KINDS = {
   txFail: { parts: 1, inc: 0, atomic: true, fails: 'constraint' },
   fail: { one: true, parts: 0, inc: 0, atomic: true, fails: 'constraint' },
   migrate: { parts: 0, inc: 0, atomic: true },
+  quit: { parts: 0, inc: 0, atomic: true, one: true },
   read: { read: true, one: true },
   stmtRead: { read: true },
   iterate: { read: true },
 };
-
-// A small seeded generator (mulberry32): the same seed, the same program.
-export function rng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6D2B79F5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n) => Math.floor(next() * n);
-  return {
-    next, int,
-    pick: (xs) => xs[int(xs.length)],
-    // weights: { name: weight }
-    weighted(weights) {
-      const entries = Object.entries(weights).filter(([, w]) => w > 0);
-      let r = next() * entries.reduce((s, [, w]) => s + w, 0);
-      for (const [k, w] of entries) { if ((r -= w) < 0) return k; }
-      return entries[entries.length - 1][0];
-    },
-  };
-}
 
 const primary = (code) => (code == null ? null : code & 0xff);
 

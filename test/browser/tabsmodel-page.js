@@ -42,7 +42,7 @@ const wire = (e) => ({ ok: false, code: e?.code ?? null, message: String(e?.mess
 export async function openDb(name, options) {
   if (handles.has(name)) throw new Error(`tabsmodel-page: ${name} is open in ${TAB} already`);
   try {
-    const db = await open(name, options);
+    const db = await open(name, { ...options, setup: new URL('/test/browser/tabsmodel-setup.js', location.href).href });
     const h = { db, name, stmts: new Map(), owners: [db.owner.id] };
     db.onownerchange = (o) => h.owners.push(o.id);
     handles.set(name, h);
@@ -106,6 +106,9 @@ const KINDS = {
     await tx.run('INSERT INTO u VALUES (0)');
   }),
   fail: (h) => h.db.run('INSERT INTO u VALUES (0)'),
+  // The Worker that runs the database ends itself (a write: never run
+  // again on the next owner; it changes nothing).
+  quit: (h) => h.db.run('UPDATE c SET n = n + quit() - 1'),
   stmt: async (h, op) => (await stmt(h, ROW)).run(row(h, op, 0)),
   read: async (h, op) => {
     const r = (await h.db.query(READ, [op.id]))[0];

@@ -5,8 +5,8 @@
 // made at once in the tabs (writes, transactions committed, rolled back
 // and failing, batches, prepared statements, reads, cursors, a versioned
 // schema step run by several tabs), mixed with closing and reopening a
-// database, reloading a tab, closing a tab and closing the owner's tab
-// abruptly.  Everything goes through the public API (tabsmodel-page.js);
+// database, reloading a tab, closing a tab, closing the owner's tab
+// abruptly and the owner's Worker ending itself.  Everything goes through the public API (tabsmodel-page.js);
 // the sequential model (tabsmodel-model.mjs) says what each answer may be
 // and what the databases must hold.  Checked: every call settles (a call
 // still under way HANG_MS after it was made is a hang); every answer is
@@ -19,12 +19,15 @@
 //   SEED=n           the first round's seed (round r: n + r); printed
 //   TABS_ROUNDS=n    rounds per engine (default 2)
 //   TABS_STEPS=n     steps per round (default 100)
+//   TABS_QUITS=w     weight of a step in which the owner's Worker ends
+//                    itself (default 1, against 70 for calls; 0: never)
 //   TABS_CONFLICTS=p how often (0..1, default 0.3) a tab opens a database
 //                    while another of its pool is open (0: never)
 // The program is the seed's; the interleaving of the tabs' calls is the
 // browser's, so a replay makes the same choices but may meet other
 // answers.
-import { rng, Model, KINDS } from './tabsmodel-model.mjs';
+import { Model } from './tabsmodel-model.mjs';
+import { rng } from '../fuzz/program.js';
 
 const PAGE = '/test/browser/tabsmodel-page.js';
 const SPY_CHANNEL = 'tabsmodel-spy';
@@ -32,11 +35,16 @@ const HANG_MS = 45000;          // a call, an open or a close that takes longer 
 const LOCK_MS = 8000;           // lockTimeoutMs of an ordinary open
 const BUSY_MS = 20000;          // busyTimeoutMs of every tab
 const QUIET_MS = 5000;          // after a tab went away, its pool may still be held this long
+// How often (weight, against 70 for calls) the owner's Worker ends itself.
+const QUITS = Number(process.env.TABS_QUITS ?? 1);
 // How often an open beside another open database of its pool is tried.
 const CONFLICTS = Number(process.env.TABS_CONFLICTS ?? 0.3);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const CALLS = { run: 10, stmt: 8, exec: 5, batch: 5, tx: 6, txSlow: 4, txThrow: 3, txFail: 3, fail: 3, migrate: 4, read: 10, stmtRead: 5, iterate: 6 };
+
+// One of the keys of weights ({ name: weight }).
+const weighted = (R, weights) => R.weighted(Object.entries(weights).map(([k, w]) => [w, k]));
 
 function bounded(promise, ms, what) {
   let timer;
@@ -65,7 +73,7 @@ class Round {
     this.nextId = 1;
     this.hangs = [];
     this.owners = [];        // problems with who owns a database
-    this.stats = { steps: 0, opens: 0, refusedOpens: 0, conflictOpens: 0, closes: 0, reloads: 0, tabCloses: 0, kills: 0, handovers: 0 };
+    this.stats = { steps: 0, opens: 0, refusedOpens: 0, conflictOpens: 0, closes: 0, reloads: 0, tabCloses: 0, kills: 0, quits: 0, handovers: 0 };
   }
 
   in(t, fn, arg) { return t.page.evaluate(fn, arg); }
@@ -122,8 +130,8 @@ class Round {
   }
 
   async call([t, f] = this.R.pick(this.handles()), kind = null) {
-    kind ??= this.R.weighted(CALLS);
-    if ([...t.pending].filter((id) => this.model.ops.get(id).db === f).length >= 4) return;
+    kind ??= weighted(this.R, CALLS);
+    if (kind !== 'quit' && [...t.pending].filter((id) => this.model.ops.get(id).db === f).length >= 4) return null;
     const op = { id: this.nextId++, db: f, tab: t.name, kind };
     if (kind === 'iterate') op.limit = this.R.next() < 0.5 ? 1e9 : 1 + this.R.int(12);
     if (kind === 'migrate') op.target = 1 + this.R.int(6);
@@ -133,6 +141,7 @@ class Round {
     op.t0 = Date.now();
     t.pending.add(op.id);
     await this.pageCall(t, 'start', { id: op.id, db: f, kind, limit: op.limit, target: op.target, pause: op.pause });
+    return op;
   }
 
   async open(t, f, lockTimeoutMs, mustOpen) {
@@ -197,6 +206,26 @@ class Round {
     if (this.tabs.length < 3) await this.addTab();
   }
 
+  // The owner's Worker ends itself (quit(), tabsmodel-setup.js), called
+  // from its own tab: every tab's calls on f under way are disturbed as
+  // by a tab going away; the owner's tab gets an answer for each (hangs
+  // are failures) and then closes its handle, which must resolve.
+  async quit(f) {
+    const t = await this.ownerOf(f);
+    if (!t) return;
+    await this.collect();
+    await this.burst(f);
+    const op = await this.call([t, f], 'quit');
+    this.epoch[f].death++;
+    this.lastDeath[this.poolOf(f)] = Date.now();
+    t.open.delete(f);
+    this.stats.quits++;
+    for (const end = Date.now() + HANG_MS; Date.now() < end && [...t.pending].some((id) => this.model.ops.get(id).db === f); await sleep(100)) await this.collect();
+    if ([...t.pending].some((id) => this.model.ops.get(id).db === f)) throw new Error(`hang: the calls on ${f} of tab ${t.name}, whose Worker ended itself (call ${op.id}), did not settle in ${HANG_MS} ms`);
+    const r = await bounded(this.pageCall(t, 'closeDb', f), HANG_MS, `close(${f}) in tab ${t.name} after its Worker ended itself`);
+    if (!r.ok) this.model.problem(`close(${f}) in tab ${t.name} after its Worker ended itself failed: code ${r.code}: ${r.message}`, 'close');
+  }
+
   // The tab whose Worker runs f, as the tabs that have it open say.
   async ownerOf(f) {
     for (const t of this.tabs.filter((x) => x.open.has(f))) {
@@ -208,9 +237,9 @@ class Round {
 
   async step() {
     const hs = this.handles();
-    const what = this.R.weighted({
+    const what = weighted(this.R, {
       call: hs.length ? 70 : 0, open: hs.length < 9 ? 10 : 2, close: hs.length ? 5 : 0,
-      reload: 2, closeTab: 2, kill: hs.length ? 3 : 0, addTab: this.tabs.length < 5 ? 2 : 0,
+      reload: 2, closeTab: 2, kill: hs.length ? 3 : 0, quit: hs.length ? QUITS : 0, addTab: this.tabs.length < 5 ? 2 : 0,
     });
     this.stats.steps++;
     if (what === 'call') for (let n = 1 + this.R.int(3); n > 0; n--) await this.call();
@@ -223,7 +252,8 @@ class Round {
       const t = (await this.ownerOf(f)) ?? this.R.pick(this.tabs.filter((x) => x.open.has(f)));
       this.stats.kills++;
       await this.endTab(t, 'close', f);
-    } else await this.addTab();
+    } else if (what === 'quit') await this.quit(this.R.pick(hs)[1]);
+    else await this.addTab();
   }
 
   // Every tab that has f open names the same owner, one of them, which
@@ -320,7 +350,7 @@ export async function testTabsModel({ check, withBrowser, newPage, base, engine 
       console.log(`  [${engine}] seed ${seed}: ${s.steps} steps, ${m.counts.calls} calls (${m.counts.applied} applied, ${m.counts.none} refused or rolled back, ` +
         `${m.counts.unknown} of unknown outcome, ${m.counts.lost} under way when their tab went away, ${m.counts.reads} reads), errors by code ${JSON.stringify(m.counts.byCode)}; ` +
         `${s.opens} opens (${s.refusedOpens} refused, ${s.conflictOpens} beside another database of the pool), ${s.closes} closes, ${s.reloads} reloads, ` +
-        `${s.tabCloses} tabs closed, ${s.kills} owners' tabs closed; final rows ${JSON.stringify(round.final ?? {})}; spy: ${spy.own} answers to their tab, ${spy.foreign} to another; ${((Date.now() - rt0) / 1000).toFixed(1)} s`);
+        `${s.tabCloses} tabs closed, ${s.kills} owners' tabs closed, ${s.quits} owners' Workers ended; final rows ${JSON.stringify(round.final ?? {})}; spy: ${spy.own} answers to their tab, ${spy.foreign} to another; ${((Date.now() - rt0) / 1000).toFixed(1)} s`);
       total.calls += m.counts.calls;
       total.steps += s.steps;
       const at = ` (seed ${seed}; replay: ${replay})`;
