@@ -13,7 +13,9 @@
 // for a call during which a tab that had its database open went away
 // (closed or reloaded: disturbed 'death').  A tab closing the database
 // in order (disturbed 'close') hands it over without failing anyone's
-// calls (docs/api.md, Several tabs): no error is accepted then.
+// calls (docs/api.md, Several tabs): no error is accepted then, but for
+// a cursor (iterate()), which lives in the owner's connection and ends
+// with it (code 4).
 import { SQLITE_ABORT, SQLITE_BUSY, SQLITE_ABORT_ROLLBACK, SQLITE_MISUSE, SQLITE_CONSTRAINT } from '../../js/constants.js';
 
 // Per kind: the parts of t it writes, whether it adds 1 to c, whether
@@ -83,6 +85,8 @@ export class Model {
     else if (disturbed === 'death' && (r.code === SQLITE_ABORT_ROLLBACK || r.code === SQLITE_BUSY)) outcome = 'none';
     else if (disturbed === 'death' && (r.code === SQLITE_ABORT || r.code === SQLITE_MISUSE)) outcome = 'unknown';
     else if (op.closing && !k.one && r.code === SQLITE_MISUSE) outcome = 'unknown';
+    // A cursor lives in the owner's connection: any handover ends it.
+    else if (disturbed && op.kind === 'iterate' && r.code === SQLITE_ABORT) outcome = null;
     else {
       outcome = 'unknown';
       const why = disturbed === 'close' ? ' (a tab closed the database meanwhile; none went away)' : disturbed ? '' : ' (nothing disturbed its database meanwhile)';
