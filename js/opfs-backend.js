@@ -123,10 +123,11 @@ export default {
   },
 
   // Every tab of the origin sees the same pool: the database's key among
-  // the tabs that share it (./tabs.js) is its pool and its full name.
+  // the tabs that share it (./tabs.js) is its pool and its full name (as
+  // JSON: no two pairs give one key, whatever the pool's name holds).
   async shareKey(name, options = {}) {
     const pool = options.pool ?? await poolNameOf(name);
-    return `${encodeURIComponent(pool)}:${name.charAt(0) === '/' ? name : `/${name}`}`;
+    return JSON.stringify([pool, name.charAt(0) === '/' ? name : `/${name}`]);
   },
 
   // The pool reports SQLite codes (SQLITE_BUSY for a second tab).

@@ -51,7 +51,6 @@ import { HANDLERS } from './rpc.js';
 import { SqliteError, closedError } from './errors.js';
 import { SQLITE_BUSY } from './constants.js';
 import { BUSY_TIMEOUT_MS } from './methods.js';
-import { DEFAULTS } from './opfs-pool.js';
 import { TabOwner } from './tab-owner.js';
 import { TabServed } from './tab-served.js';
 import { CHANNEL, OWNER_LOCK, holdLock, inboxOf, tabLockOf, newId } from './locks.js';
@@ -87,7 +86,8 @@ async function openLink(name, options, emit) {
   const kind = BACKENDS[storage];
   const sharing = typeof kind.shareKey === 'function' && tabs === 'shared' && typeof BroadcastChannel === 'function' && !!globalThis.navigator?.locks?.request;
   if (!sharing) return LocalLink.open(name, dbOptions, setup, session);
-  const link = new SharedLink(name, dbOptions, setup, session, emit, await kind.shareKey(name, dbOptions));
+  const lockTimeoutMs = dbOptions.lockTimeoutMs ?? kind.options.lockTimeoutMs;
+  const link = new SharedLink(name, dbOptions, setup, session, emit, await kind.shareKey(name, dbOptions), lockTimeoutMs);
   await link.start();
   return link;
 }
@@ -139,11 +139,10 @@ class LocalLink {
 // A database shared by the tabs (see the top of this file): this tab's
 // part, served (the methods of ./tab-served.js) or owner (ownerRole).
 class SharedLink extends TabServed {
-  constructor(name, dbOptions, setup, session, emit, key) {
+  constructor(name, dbOptions, setup, session, emit, key, lockTimeoutMs) {
     super();
-    Object.assign(this, { name, dbOptions, setup, sessionOptions: session, emit, key });
+    Object.assign(this, { name, dbOptions, setup, sessionOptions: session, emit, key, lockTimeoutMs });
     this.id = newId();
-    this.lockTimeoutMs = dbOptions.lockTimeoutMs ?? DEFAULTS.lockTimeoutMs;
     this.owner = null;        // { id, self } once joined (or self)
     this.joining = null;      // the owner this tab is joining
     this.ownerWatch = null;   // stops watching the owner's TAB_LOCK
@@ -197,8 +196,9 @@ class SharedLink extends TabServed {
     if (!first) {
       timer = limitTimer(() => {
         if (this.owner || this.becoming) return;
-        this.settleReady.reject(new SqliteError(`database "${this.name}" is in use by another tab or worker that does not answer ` +
-          `(it holds the Web Lock "${OWNER_LOCK}${this.key}"; waited ${this.lockTimeoutMs} ms)`, SQLITE_BUSY));
+        const [who, waited] = this.lockTimeoutMs > 0 ? [' that does not answer', ''] : ['', ': lockTimeoutMs 0 does not wait for its answer'];
+        this.settleReady.reject(new SqliteError(`database "${this.name}" is in use by another tab or worker${who} ` +
+          `(it holds the Web Lock "${OWNER_LOCK}${this.key}"; waited ${this.lockTimeoutMs} ms${waited})`, SQLITE_BUSY));
       }, this.lockTimeoutMs);
       this.askOwnership();
       this.post({ t: 'hello' });

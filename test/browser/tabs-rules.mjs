@@ -51,22 +51,25 @@ async function twoNamesOnePool({ check, ctx, newPage, base }) {
   await inPage(a, () => db.close());
 }
 
-// lockTimeoutMs 0: the first and only tab opens the database.
+// lockTimeoutMs 0: the first and only tab opens the database; a tab that
+// would have to wait for another's answer does not wait.
 async function zeroWait({ check, ctx, newPage, base }) {
-  const p = await newPage(ctx, base);
-  const got = await inPage(p, async () => {
+  const openIn = (p) => inPage(p, async () => {
     const { open } = await import('/dist/index.js');
     try {
-      const db = await open('rules-zero.db', { lockTimeoutMs: 0 });
-      const one = (await db.query('SELECT 1 AS one'))[0].one;
-      const self = db.owner.self;
-      await db.close();
-      return { opened: true, one, self };
+      window.db = await open('rules-zero.db', { lockTimeoutMs: 0 });
+      return { opened: true, one: (await db.query('SELECT 1 AS one'))[0].one, self: db.owner.self };
     } catch (e) {
       return { opened: false, code: e.code, message: e.message };
     }
   });
-  check(got.opened && got.one === 1 && got.self, 'tabs: lockTimeoutMs 0 opens the database in the first and only tab', JSON.stringify(got));
+  const [p, q] = [await newPage(ctx, base), await newPage(ctx, base)];
+  const first = await openIn(p);
+  check(first.opened && first.one === 1 && first.self, 'tabs: lockTimeoutMs 0 opens the database in the first and only tab', JSON.stringify(first));
+  const second = await openIn(q);
+  check(!second.opened && second.code === SQLITE_BUSY && /waited 0 ms/.test(second.message),
+    "tabs: lockTimeoutMs 0 in a second tab: SQLITE_BUSY at once (it does not wait for the owner's answer)", JSON.stringify(second));
+  await inPage(p, () => db.close());
 }
 
 // What page p receives from now on (window.spied: messages and bytes) on

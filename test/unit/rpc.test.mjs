@@ -160,3 +160,53 @@ test('the queue of several sessions (js/hub.js): a call waiting for another sess
     await db.close();
   }
 });
+
+test("the owner's queue at close waits for another session's hold (at most holdMs), moving the others' calls at once", async () => {
+  const { Hub } = await import('../../dist/hub.js');
+  const { open: openSync } = await import('../../dist/worker.js');
+  const db = await openSync(':memory:', { storage: 'memory' });
+  db.exec('CREATE TABLE t(x)');
+  const moving = (own) => (job) => { if (job.s === own) return false; job.reject(new Error('moved')); return true; };
+  const ins = (hub, s, i) => hub.submit(s, 'run', ['INSERT INTO t VALUES (?)', [i]]).then((r) => r.changes, (e) => e.message);
+  // The holder commits within the bound: its transaction is whole.
+  let hub = new Hub(db);
+  let mine = hub.join('mine'), holder = hub.join('holder'), other = hub.join('other');
+  await hub.submit(holder, 'txBegin', []);
+  await ins(hub, holder, 1);
+  const waiting = ins(hub, other, 2);
+  const closing = hub.close(moving(mine), 5000, mine);
+  assert.equal(await waiting, 'moved', "another tab's call not started is moved at once");
+  await ins(hub, holder, 3);
+  await hub.submit(holder, 'txEnd', [true]);
+  await closing;
+  assert.deepEqual(db.query('SELECT x FROM t ORDER BY x', [], { rowMode: 'array' }).flat(), [1, 3], 'the holder committed whole');
+  // The holder outlasts the bound: rolled back once it has passed.
+  hub = new Hub(db);
+  mine = hub.join('mine');
+  holder = hub.join('holder');
+  await hub.submit(holder, 'txBegin', []);
+  await ins(hub, holder, 4);
+  const t0 = Date.now();
+  await hub.close(moving(mine), 150, mine);
+  assert.ok(Date.now() - t0 >= 140, 'close waited for the hold, up to holdMs');
+  assert.deepEqual(db.query('SELECT x FROM t ORDER BY x', [], { rowMode: 'array' }).flat(), [1, 3], 'the held transaction was rolled back');
+  // This tab's own hold is not waited for (its main thread stopped waiting for it).
+  hub = new Hub(db);
+  mine = hub.join('mine');
+  await hub.submit(mine, 'txBegin', []);
+  const t1 = Date.now();
+  await hub.close(moving(mine), 5000, mine);
+  assert.ok(Date.now() - t1 < 2000, "close does not wait for this tab's own transaction");
+  await db.close();
+});
+
+test('a Worker that ended by itself: its unanswered calls are "outcome unknown" (code 4), later ones say so, close() resolves', async () => {
+  const { WorkerClient } = await import('../../dist/client.js');
+  const client = new WorkerClient(new SlowWorker());
+  await client.call('open', [':memory:', { storage: 'memory' }]);
+  const pending = client.call('query', ['SELECT 1']);
+  client.end(true);   // what its life lock being freed does
+  await assert.rejects(pending, (e) => e.code === C.SQLITE_ABORT && /outcome unknown: the database's Worker ended/.test(e.message));
+  await assert.rejects(client.call('query', ['SELECT 1']), (e) => e.code === C.SQLITE_MISUSE && /Worker ended .*open the database again/.test(e.message));
+  await client.call('close', []);
+});
