@@ -283,7 +283,11 @@ class Round {
     }
     this.stats.opens = this.stats.closes = 0;
     while (this.tabs.length < 3 + this.R.int(3)) await this.addTab();
-    for (const t of this.tabs) await this.open(t, this.R.pick(this.files.slice(1)), LOCK_MS, 'no other database of its pool was open');
+    // Most tabs share gamma and one of alpha and beta to begin with.
+    const mate = this.R.pick(this.files.slice(0, 2));
+    for (const t of this.tabs) {
+      for (const f of [mate, this.files[2]]) if (this.R.next() < 0.7) await this.open(t, f, LOCK_MS, 'no other database of its pool was open');
+    }
     for (let i = 0; i < this.steps; i++) {
       await this.step();
       if (i % 4 === 3) await this.collect();
