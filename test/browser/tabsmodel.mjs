@@ -53,8 +53,8 @@ function bounded(promise, ms, what) {
 }
 
 class Round {
-  constructor({ ctx, newPage, base, seed, steps, log }) {
-    Object.assign(this, { ctx, newPage, base, seed, steps, log });
+  constructor({ ctx, newPage, base, seed, steps }) {
+    Object.assign(this, { ctx, newPage, base, seed, steps });
     this.R = rng(seed);
     const p = `tm${seed}`;
     this.dbs = {
@@ -73,10 +73,9 @@ class Round {
     this.nextId = 1;
     this.hangs = [];
     this.owners = [];        // problems with who owns a database
-    this.stats = { steps: 0, opens: 0, refusedOpens: 0, conflictOpens: 0, closes: 0, reloads: 0, tabCloses: 0, kills: 0, quits: 0, handovers: 0 };
+    this.stats = { steps: 0, opens: 0, refusedOpens: 0, conflictOpens: 0, closes: 0, reloads: 0, tabCloses: 0, kills: 0, quits: 0 };
   }
 
-  in(t, fn, arg) { return t.page.evaluate(fn, arg); }
   pageCall(t, name, ...args) {
     return t.page.evaluate(([page, name, args]) => import(page).then((m) => m[name](...args)), [PAGE, name, args]);
   }
@@ -184,7 +183,6 @@ class Round {
     this.stats.closes++;
     const r = await bounded(this.pageCall(t, 'closeDb', f), HANG_MS, `close(${f}) in tab ${t.name}`);
     if (!r.ok) this.model.problem(`close(${f}) in tab ${t.name} failed: code ${r.code}: ${r.message}`, 'close');
-    else this.stats.handovers += r.handovers;
     await this.collect();
     const left = [...t.pending].filter((id) => this.model.ops.get(id).db === f);
     if (left.length) this.model.problem(`close(${f}) in tab ${t.name} resolved with its calls ${left.join(', ')} still under way`, 'close');
