@@ -161,3 +161,12 @@ browser: $(DIST)/workloads.txt
 $(DIST)/workloads.txt: test/workloads.txt
 	@mkdir -p $(@D)
 	cp $< $@
+
+# The model-based test of several tabs (test/browser/tabsmodel.mjs; two
+# rounds of 100 steps per engine run in test-browser), longer: ROUNDS
+# rounds (default 10) of STEPS steps (default 150) per engine, from seed
+# SEED (default: random; printed, with the line that replays a round).
+#   make fuzz-tabs ROUNDS=20 STEPS=150 SEED=1 BROWSERS=chromium
+.PHONY: fuzz-tabs
+fuzz-tabs: browser
+	BROWSERS=$(BROWSERS) TABS_ROUNDS=$(or $(ROUNDS),10) TABS_STEPS=$(or $(STEPS),150) SEED=$(SEED) node test/browser/run.mjs --only=tabsmodel

@@ -5,7 +5,7 @@
 // (chromium.mjs, firefox.mjs, webkit.mjs; see engines.mjs).  Every check
 // asserts; a check that cannot run in an engine is skipped with the reason
 // printed; any failure makes the run exit 1.
-//   node test/browser/run.mjs [--only=api,quota,pool,leak,multitab,tabs,consumer,types,conformance]
+//   node test/browser/run.mjs [--only=api,quota,pool,leak,multitab,tabs,tabsmodel,consumer,types,conformance]
 // (The JS layers' Node unit tests are test/unit/*.test.mjs: make test-node-unit.)
 import { serve } from './server.mjs';
 import { selectEngines, launchEngine, freshProfile as newProfile } from './engines.mjs';
@@ -453,6 +453,11 @@ async function testEngine(base) {
     if (want('multitab') || want('tabs')) {
       if (E.caps.opfs === true) await (await import('./tabs-rules.mjs')).testTabRules({ check, withBrowser, newPage, base });
       else skip('tabs: the rules of several tabs on one OPFS database', E.caps.opfs);
+    }
+    if (want('tabsmodel')) {
+      // Random programs of several tabs against a sequential model (tabsmodel.mjs).
+      if (E.caps.opfs === true) await (await import('./tabsmodel.mjs')).testTabsModel({ check, withBrowser, newPage, base, engine: E.name });
+      else skip('tabs model: random programs of several tabs against a sequential model', E.caps.opfs);
     }
     if (want('conformance')) {
       // The backend conformance suite (test/conformance/) over OPFS and memory.
