@@ -133,6 +133,7 @@ test-browser: $(API_FIXTURE)
 .PHONY: test-api-node
 test-api-node: browser $(API_FIXTURE)
 	node test/api/node.mjs
+	node test/api/migration-race.mjs
 
 TEST_TARGETS += test-api-node
 
