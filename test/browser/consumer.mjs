@@ -220,7 +220,7 @@ async function testSetup({ check, ctx, server, result }) {
 async function testMigrators({ check, ctx, server, result, engine }) {
   const { round, allowed } = await import('../api/migration-race.js');
   const seeds = process.env.MIGRATION_SEED !== undefined ? [Number(process.env.MIGRATION_SEED)]
-    : Array.from({ length: Number(process.env.MIGRATION_ROUNDS || 3) }, () => (Math.random() * 2 ** 32) >>> 0);
+    : Array.from({ length: Number(process.env.MIGRATION_ROUNDS || 4) }, () => (Math.random() * 2 ** 32) >>> 0);
   for (const seed of seeds) {
     const r = round(seed);
     const uptos = r.migrators.map((m) => m.upto);
