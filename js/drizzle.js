@@ -203,6 +203,7 @@ async function bundled({ journal, migrations }) {
 // { journal, migrations } (bundled: the journal object and the SQL texts);
 // migrationsTable as in Drizzle.
 export async function migrate(db, config) {
+  if (!(db?.session instanceof TempcryptSession)) throw new TypeError('migrate(db, config): pass a database made by drizzle() of sqlite-tempcrypt/drizzle');
   let list;
   if (config.journal) list = await bundled(config);
   else {

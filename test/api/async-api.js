@@ -670,6 +670,9 @@ export const tests = {
     try { await open(`setup-asset-${storage}.db`, { storage, setup: asset }); } catch (e) { bad = e; }
     ok(bad && /^setup module data:video\/mp2t;base64,\S+ failed to load \(a data: URL of type video\/mp2t: the bundler took the module for an asset\)/.test(bad.message) && /serve\(\)/.test(bad.message),
       `a setup module a bundler inlined as an asset is named, with the cause: ${bad && bad.message}`);
+    bad = null;
+    try { await open(`setup-worker-${storage}.db`, { storage, worker: 'db-worker.js' }); } catch (e) { bad = e; }
+    ok(bad instanceof TypeError && /serve\(\)/.test(bad.message), `the worker option is true, false, a Worker or a function returning one: ${bad && bad.message}`);
   },
 
   async extensions(storage) {
