@@ -71,7 +71,8 @@ async function inProcesses(r, file) {
   const child = path.join(HERE, 'migration-race-child.mjs');
   const results = await Promise.all(r.migrators.map((m, i) => new Promise((resolve) => {
     const folder = r.orm === 'drizzle' && m.folder ? writeFolder(r.list, m.upto) : '';
-    execFile(process.execPath, [...process.execArgv, child, file, String(r.seed), String(i), folder],   // execArgv: the same loader hooks { timeout: 120000 }, (err, stdout, stderr) => {
+    // execArgv: under the parent's loader hooks (the lowest supported ORMs) too
+    execFile(process.execPath, [...process.execArgv, child, file, String(r.seed), String(i), folder], { timeout: 120000 }, (err, stdout, stderr) => {
       try { resolve(JSON.parse(stdout)); } catch { resolve({ ok: false, error: `process ${i} ended: ${err && err.message} ${stderr}` }); }
     });
   })));
