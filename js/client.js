@@ -90,8 +90,14 @@ export class LocalClient {
   terminate() {}
 }
 
-// A client for database `name`: a dedicated module Worker when `worker`.
+// A client for database `name`: in-process when `worker` is false; else a
+// dedicated module Worker: the package's (true), or the app's own Worker
+// entry that calls serve() (./serve.js): a function returning a new
+// Worker, or a Worker.
 export function connect(name, worker) {
   if (!worker) return new LocalClient();
-  return new WorkerClient(new Worker(new URL('./worker-script.js', import.meta.url), { type: 'module', name: `sqlite-tempcrypt:${name}` }));
+  if (worker === true) return new WorkerClient(new Worker(new URL('./worker-script.js', import.meta.url), { type: 'module', name: `sqlite-tempcrypt:${name}` }));
+  const w = typeof worker === 'function' ? worker() : worker;
+  if (!w || typeof w.postMessage !== 'function') throw new TypeError('worker must be true, false, a Worker, or a function returning a new Worker (one that calls serve() of sqlite-tempcrypt/serve)');
+  return new WorkerClient(w);
 }

@@ -216,16 +216,32 @@ async function bundled({ journal, migrations }) {
   return out;
 }
 
-// Run the migrations not yet applied, in one transaction.  config:
+// Run the migrations not yet applied, in one transaction that reads
+// what is applied and applies the rest, so that migrators started at once
+// (tabs, callers, processes) apply each migration once.  config:
 // { migrationsFolder } (Node: the folder drizzle-kit writes), or
 // { journal, migrations } (bundled: the journal object and the SQL texts);
 // migrationsTable as in Drizzle.
 export async function migrate(db, config) {
+  if (!(db?.session instanceof TempcryptSession)) throw new TypeError('migrate(db, config): pass a database made by drizzle() of sqlite-tempcrypt/drizzle');
   let list;
   if (config.journal) list = await bundled(config);
   else {
     const name = 'drizzle-orm/migrator';   // node:fs inside: never bundled for a browser
     list = (await import(/* @vite-ignore */ name)).readMigrationFiles(config);
   }
-  await db.dialect.migrate(list, db.session, config);
+  const database = db.session.target;
+  const table = db.dialect.escapeName(config.migrationsTable ?? '__drizzle_migrations');
+  // Drizzle's table (as its own migrators make it), created outside the
+  // transaction (IF NOT EXISTS: any number may run it), so that the
+  // transaction's first statement can be a write: it takes SQLite's write
+  // lock before anything is read, as BEGIN IMMEDIATE does, and a second
+  // connection (storage 'file') waits there instead of failing to upgrade.
+  await database.run(`CREATE TABLE IF NOT EXISTS ${table} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`);
+  await database.transaction(async (tx) => {
+    await tx.run(`UPDATE ${table} SET hash = hash WHERE 0`);
+    // Drizzle's own steps (what is applied: the newest created_at; each
+    // newer migration, then its row), every one of them on tx.
+    await db.dialect.migrate(list, new TempcryptSession(tx, db.dialect, db.session.schema, db.session.options), config);
+  });
 }

@@ -151,11 +151,16 @@ export interface OpenOptions {
   minFree?: number;
   /** OPFS pool directory name; default derived from the database name. */
   pool?: string;
-  /** Run in a dedicated Worker (default where Worker exists). */
-  worker?: boolean;
   /**
-   * A module loaded in the Worker once the database is open; its default export gets the synchronous
-   * database (sqlite-tempcrypt/worker's SyncDatabase) to register functions, aggregates and collations.
+   * Run in a dedicated Worker (true: the package's, the default where Worker exists), in-process (false), or in
+   * the app's own Worker entry that calls serve() of sqlite-tempcrypt/serve (a function returning a new Worker,
+   * or a Worker): the way to register functions from TypeScript or code that imports, since a bundler builds it.
+   */
+  worker?: boolean | Worker | (() => Worker);
+  /**
+   * A module imported as it is (never bundled) in the Worker once the database is open; its default export gets
+   * the synchronous database (sqlite-tempcrypt/worker's SyncDatabase) to register functions, aggregates and
+   * collations. Fails to open, naming the module, if it cannot be loaded.
    */
   setup?: string | URL;
   /** Time limit of each call in ms (default: none); past it the statement fails with SQLITE_INTERRUPT (9). */

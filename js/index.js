@@ -1,5 +1,6 @@
 // sqlite-tempcrypt: the main-thread API.  Each open() starts a dedicated
-// module Worker that runs SQLite + tempcrypt synchronously (the sync API of
+// module Worker (the package's, or the app's own entry calling ./serve.js's
+// serve(): options.worker) that runs SQLite + tempcrypt synchronously (the sync API of
 // ./worker.js behind ./rpc.js) and talks to it by postMessage.  Where there
 // is no Worker (Node), the same engine runs in-process behind the same
 // async API.  The classes are in ./async-database.js, the types in

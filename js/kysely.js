@@ -10,12 +10,13 @@
 // effect, VACUUM runs);
 // Kysely's transactions run inside db.transaction(), so other callers of
 // the same Database (and other tabs) wait for them, and its Migrator runs
-// each migration in one (SQLite's DDL is transactional).  Results and
-// errors are those of Kysely's SqliteDialect over better-sqlite3 (a query
-// that returns rows gives only its rows; errors carry better-sqlite3's
-// string code); docs/api.md ("ORMs") lists where they differ.
+// each migration in one (SQLite's DDL is transactional), which takes the
+// write lock first.  Results and errors are those of Kysely's SqliteDialect
+// over better-sqlite3 (a query that returns rows gives only its rows;
+// errors carry better-sqlite3's string code); docs/api.md ("ORMs") lists
+// where they differ.
 
-import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
+import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } from 'kysely';
 import { peerShaped } from './errors.js';
 
 export class SqliteTempcryptDialect {
@@ -38,6 +39,29 @@ export class SqliteTempcryptDialect {
 class SqliteTempcryptAdapter extends SqliteAdapter {
   get supportsTransactionalDdl() { return true; }
   get supportsMultipleConnections() { return true; }
+
+  // The Migrator's lock: its transaction (which reads what is applied and
+  // applies the rest) begins with a write, so it holds SQLite's write lock
+  // before it reads, as BEGIN IMMEDIATE does: migrators of other
+  // connections (storage 'file') wait for it instead of failing to
+  // upgrade a read lock, and then see what it applied.  Kysely calls this
+  // on the migration's connection just before its transaction (0.29), or
+  // inside it before anything else (older versions): both are handled.
+  async acquireMigrationLock(db, options) {
+    if (db.isTransaction) await sql.raw(writeLockSql(options)).execute(db);
+    else await db.getExecutor().provideConnection(async (conn) => { conn.migrationLock = options; });
+  }
+
+  async releaseMigrationLock(db) {
+    if (!db.isTransaction) await db.getExecutor().provideConnection(async (conn) => { conn.migrationLock = null; });
+  }
+}
+
+// A statement that writes nothing but takes the write lock (the lock
+// table exists: the Migrator made it first).
+function writeLockSql({ lockTable, lockTableSchema }) {
+  const id = (name) => `"${name.replace(/"/g, '""')}"`;
+  return `update ${lockTableSchema ? `${id(lockTableSchema)}.` : ''}${id(lockTable)} set is_locked = is_locked where 0`;
 }
 
 const ROLLBACK = Symbol('rollback');
@@ -72,6 +96,10 @@ class SqliteTempcryptDriver {
     });
     conn.finish = finish;
     await Promise.race([ready, conn.tx]);
+    if (conn.migrationLock) {
+      await conn.target.run(writeLockSql(conn.migrationLock));
+      conn.migrationLock = null;
+    }
   }
 
   async commitTransaction(conn) { await this.endTransaction(conn, true); }

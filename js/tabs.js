@@ -55,18 +55,20 @@ import { TabOwner } from './tab-owner.js';
 import { TabServed } from './tab-served.js';
 import { CHANNEL, OWNER_LOCK, holdLock, inboxOf, tabLockOf, newId } from './locks.js';
 import { limitTimer } from './platform.js';
+import { runSetup } from './setup.js';
 
 export const TABS = ['shared', 'exclusive'];
 
 // A dispatcher for one database: call(method, ...args); emit(event) gets
-// what the main thread hears unasked ({ type: 'owner', owner }).
-export function createDispatcher(emit = () => {}) {
+// what the main thread hears unasked ({ type: 'owner', owner }); setup:
+// a function run on the sync database before open()'s setup module.
+export function createDispatcher(emit = () => {}, { setup } = {}) {
   let link = null;
   return {
     async call(method, ...args) {
       if (method === 'open') {
         if (link) throw new Error('this worker already has a database open');
-        link = await openLink(args[0], args[1] || {}, emit);
+        link = await openLink(args[0], args[1] || {}, emit, setup);
         return link.info();
       }
       if (method === 'close') { if (link) await link.close(); return undefined; }
@@ -77,8 +79,9 @@ export function createDispatcher(emit = () => {}) {
   };
 }
 
-async function openLink(name, options, emit) {
-  const { tabs = 'shared', busyTimeoutMs = BUSY_TIMEOUT_MS, setup, ...rest } = options;
+async function openLink(name, options, emit, setupFn) {
+  const { tabs = 'shared', busyTimeoutMs = BUSY_TIMEOUT_MS, setup: setupUrl, ...rest } = options;
+  const setup = [setupFn, setupUrl];
   if (!TABS.includes(tabs)) throw new TypeError(`tabs must be ${TABS.map((t) => `'${t}'`).join(' or ')}, not ${String(tabs)}`);
   const storage = await resolveStorage(rest.storage, name);
   const dbOptions = { ...rest, storage };
@@ -92,19 +95,14 @@ async function openLink(name, options, emit) {
   return link;
 }
 
-// The sync database, with the app's setup module run on it.
-async function openDatabase(name, options, setup) {
+// The sync database, with the app's setups run on it (./setup.js).
+async function openDatabase(name, options, setups) {
   const db = await openSync(name, options);
-  if (setup) {
-    // The app's module registers its functions on the sync database.
-    try {
-      const mod = await import(/* @vite-ignore */ setup);
-      if (typeof mod.default !== 'function') throw new TypeError(`setup module ${setup} has no default export function`);
-      await mod.default(db);
-    } catch (e) {
-      await db.close();
-      throw e;
-    }
+  try {
+    await runSetup(db, setups);
+  } catch (e) {
+    await db.close();
+    throw e;
   }
   return db;
 }

@@ -57,7 +57,7 @@ BROWSER_LDFLAGS := $(BROWSER_LINK_OPT) $(BROWSER_WASM_FEATURES) -sEXPORT_ES6=1 -
     -sEXPORTED_RUNTIME_METHODS=[] \
     --js-library wasm/browser/storage_library.js --js-library wasm/browser/api_library.js
 
-BROWSER_JS   := $(wildcard js/*.js) js/index.d.ts js/worker.d.ts js/kysely.d.ts js/drizzle.d.ts
+BROWSER_JS   := $(wildcard js/*.js) js/index.d.ts js/worker.d.ts js/kysely.d.ts js/drizzle.d.ts js/serve.d.ts
 BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/storage_vfs.o $(BROWSER)/glue.o \
     $(patsubst %.c,$(BROWSER)/%.o,$(notdir $(TC_SRC)))
 
@@ -132,13 +132,17 @@ test-browser: $(API_FIXTURE)
 
 # Then the ORM adapters against their peers' drivers over better-sqlite3
 # (orm-diff.mjs, fresh seeds, printed), and both ORM suites again under
-# the lowest Kysely and Drizzle the package supports (lowest-peers.mjs).
+# the lowest Kysely and Drizzle the package supports (lowest-peers.mjs);
+# then migrators started at once (migration-race.mjs), also under the
+# lowest Kysely, whose Migrator takes its lock inside the transaction.
 .PHONY: test-api-node
 test-api-node: browser $(API_FIXTURE)
 	node test/api/node.mjs
 	node test/api/orm-diff.mjs
 	node --import ./test/api/lowest-peers.mjs test/api/orm-node.mjs
 	node --import ./test/api/lowest-peers.mjs test/api/orm-diff.mjs --seeds 10
+	node test/api/migration-race.mjs
+	MIGRATION_ROUNDS=2 node --import ./test/api/lowest-peers.mjs test/api/migration-race.mjs
 
 TEST_TARGETS += test-api-node
 

@@ -662,6 +662,18 @@ export const tests = {
     let bad = null;
     try { await open(`setup-bad-${storage}.db`, { storage, setup: new URL('./assert.js', import.meta.url) }); } catch (e) { bad = e; }
     ok(bad && /default export/.test(bad.message), `a setup module without a default function is refused: ${bad && bad.message}`);
+    const missing = new URL('./no-such-setup.js', import.meta.url).href;
+    bad = null;
+    try { await open(`setup-missing-${storage}.db`, { storage, setup: missing }); } catch (e) { bad = e; }
+    ok(bad && bad.message.startsWith(`setup module ${missing} failed to load`) && bad.cause, `a setup module that fails to load is named: ${bad && bad.message}`);
+    bad = null;
+    const asset = 'data:video/mp2t;base64,' + btoa('export default function setup(db: unknown) {}');
+    try { await open(`setup-asset-${storage}.db`, { storage, setup: asset }); } catch (e) { bad = e; }
+    ok(bad && /^setup module data:video\/mp2t;base64,\S+ failed to load \(a data: URL of type video\/mp2t: the bundler took the module for an asset\)/.test(bad.message) && /serve\(\)/.test(bad.message),
+      `a setup module a bundler inlined as an asset is named, with the cause: ${bad && bad.message}`);
+    bad = null;
+    try { await open(`setup-worker-${storage}.db`, { storage, worker: 'db-worker.js' }); } catch (e) { bad = e; }
+    ok(bad instanceof TypeError && /serve\(\)/.test(bad.message), `the worker option is true, false, a Worker or a function returning one: ${bad && bad.message}`);
   },
 
   async extensions(storage) {

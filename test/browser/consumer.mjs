@@ -18,6 +18,7 @@ import { sqliteTable, integer, text } from 'drizzle-orm/sqlite-core';
 import { eq, sql, relations, TransactionRollbackError } from 'drizzle-orm';
 import { ormRoundTrip } from './orm-roundtrip.js';
 import * as migrations from './drizzle-migrations.js';
+import { round, runMigrator, checkMigrated } from './migration-race.js';
 const out = document.getElementById('out');
 const role = new URLSearchParams(location.search).get('role') || 'main';
 
@@ -57,11 +58,63 @@ async function tab() {
   return { storage: db.storage, tab: db.tab, owner: db.owner, mine };
 }
 
-(role === 'tab' ? tab() : main()).then(
+// One of several tabs running the migrators of a round of
+// ./migration-race.js at once (?seed=&i=): its migrator over the shared
+// database, started by window.start(), which stays open (window.db;
+// window.checkMigrated()).
+async function migrator() {
+  const q = new URLSearchParams(location.search);
+  const r = round(Number(q.get('seed')));
+  const m = r.migrators[Number(q.get('i'))];
+  const db = await open(\`migrate-\${r.seed}.db\`, { storage: 'auto' });
+  window.db = db;
+  window.checkMigrated = () => checkMigrated(db, r.orm, r.list, r.migrators.map((x) => x.upto));
+  await new Promise((resolve) => { window.start = resolve; });   // once every tab has it open, as at a session restore
+  await new Promise((resolve) => setTimeout(resolve, m.delay));
+  const res = await runMigrator({ orm: r.orm, db, list: r.list, upto: m.upto, libs: { drizzle, migrate, Kysely, Migrator, sql: ksql, SqliteTempcryptDialect } });
+  return { migrated: res, owner: db.owner };
+}
+
+// SQL functions registered in the app's own Worker entry (TypeScript, with
+// an import), and open()'s setup option given a .ts module, which the
+// build turns into an asset: its error must name it.
+async function setup() {
+  const db = await open('setup.db', { storage: 'auto', worker: () => new Worker(new URL('./db-worker.ts', import.meta.url), { type: 'module' }) });
+  const rows = await db.query("SELECT slug('Hello, Bundled World') AS s, twice(21) AS t");
+  await db.close();
+  let refused = null;
+  try {
+    const bad = await open('setup-asset.db', { storage: 'auto', setup: new URL('./setup-asset.ts', import.meta.url) });
+    await bad.close();
+  } catch (e) {
+    refused = e.message;
+  }
+  return { rows, refused };
+}
+
+({ tab, migrator, setup }[role] || main)().then(
   (r) => { window.__result = { ok: true, ...r }; },
   (e) => { window.__result = { ok: false, error: e.name + ': ' + e.message }; },
 ).then(() => { out.textContent = JSON.stringify(window.__result); });
 `;
+
+// The app's own Worker entry (TypeScript, importing a module of the app
+// and the package's serve()), and a setup module in TypeScript given to
+// open()'s setup option.
+const SETUP_FILES = {
+  'slug.ts': "export const slug = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');\n",
+  'db-worker.ts': `import { serve } from 'sqlite-tempcrypt/serve';
+import type { SyncDatabase } from 'sqlite-tempcrypt/worker';
+import { slug } from './slug';
+serve({
+  setup(db: SyncDatabase) {
+    db.function('slug', (s) => slug(String(s)), { deterministic: true });
+    db.function('twice', (x) => Number(x) * 2);
+  },
+});
+`,
+  'setup-asset.ts': 'export default function setup(db: unknown): void { void db; }\n',
+};
 
 // Builds the app; resolves to { testConsumer({ check, withBrowser, engine }) }
 // which loads it in one engine.
@@ -80,7 +133,10 @@ export async function buildConsumer({ check, ROOT, BUILD }) {
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer-app', private: true, type: 'module' }, null, 2));
   fs.writeFileSync(path.join(app, 'index.html'), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>consumer</title><pre id="out">loading</pre><script type="module" src="/src/main.js"></script>\n');
   fs.writeFileSync(path.join(app, 'src', 'main.js'), APP_MAIN);
-  for (const f of ['orm-roundtrip.js', 'drizzle-migrations.js']) fs.copyFileSync(path.join(ROOT, 'test/api', f), path.join(app, 'src', f));
+  for (const f of ['orm-roundtrip.js', 'drizzle-migrations.js', 'migration-race.js']) fs.copyFileSync(path.join(ROOT, 'test/api', f), path.join(app, 'src', f));
+  fs.mkdirSync(path.join(app, 'fuzz'));
+  fs.copyFileSync(path.join(ROOT, 'test/fuzz/program.js'), path.join(app, 'fuzz', 'program.js'));   // migration-race.js imports ../fuzz/program.js
+  for (const [f, text] of Object.entries(SETUP_FILES)) fs.writeFileSync(path.join(app, 'src', f), text);
   // No vite.config.js: the package must work with Vite's defaults.  The
   // ORMs at the versions pinned in our devDependencies.
   const dev = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).devDependencies;
@@ -143,7 +199,45 @@ async function testConsumer({ check, withBrowser, engine, dist }) {
       check(total === 48 && after.n === 50 && after.owner.id === other.id && after.changes >= 1,
         "consumer: the owner's tab closed, another takes over with every row (Drizzle after the handover)", `${total} rows, then ${JSON.stringify(after)}; other tab's owner ${JSON.stringify(other)}`);
     });
+    await withBrowser('consumer', (ctx) => testSetup({ check, ctx, server, result }));
+    if (storage === 'opfs') await withBrowser('consumer', (ctx) => testMigrators({ check, ctx, server, result, engine }));
   } finally {
     await server.close();
+  }
+}
+
+// The app's own Worker entry registers its functions; a .ts module given
+// to the setup option fails to open, naming it.
+async function testSetup({ check, ctx, server, result }) {
+  const page = await ctx.newPage();
+  await page.goto(`${server.url}/index.html?role=setup`);
+  const r = await result(page);
+  check(r.ok && r.rows[0].s === 'hello-bundled-world' && r.rows[0].t === 42,
+    "consumer: SQL functions registered by serve({ setup }) in the app's own Worker entry (TypeScript, with an import), built by vite", JSON.stringify(r));
+  check(r.ok && /^setup module (data:video\/mp2t|\S*setup-asset)\S* failed to load/.test(r.refused || ''),
+    "consumer: a .ts module given to open()'s setup option (an asset after vite build) fails to open, naming the module and the cause", JSON.stringify(r).slice(0, 600));
+}
+
+// Tabs of the app run migrators at once (./migration-race.js: random
+// rounds; MIGRATION_SEED=<seed> replays one), over one shared database.
+async function testMigrators({ check, ctx, server, result, engine }) {
+  const { round, allowed } = await import('../api/migration-race.js');
+  const seeds = process.env.MIGRATION_SEED !== undefined ? [Number(process.env.MIGRATION_SEED)]
+    : Array.from({ length: Number(process.env.MIGRATION_ROUNDS || 4) }, () => (Math.random() * 2 ** 32) >>> 0);
+  for (const seed of seeds) {
+    const r = round(seed);
+    const uptos = r.migrators.map((m) => m.upto);
+    const pages = [];
+    for (let i = 0; i < uptos.length; i++) pages.push(await ctx.newPage());
+    await Promise.all(pages.map((p, i) => p.goto(`${server.url}/index.html?role=migrator&seed=${seed}&i=${i}`)));
+    await Promise.all(pages.map((p) => p.waitForFunction(() => !!(window.start || window.__result), null, { timeout: 60000 })));
+    await Promise.all(pages.map((p) => p.evaluate(() => window.start && window.start())));
+    const got = await Promise.all(pages.map(result));
+    const bad = got.map((g, i) => (g.ok && allowed(r.orm, g.migrated, uptos[i], uptos) ? null : `tab ${i}: ${g.error || g.migrated.error}`)).filter(Boolean);
+    const problem = got.every((g) => g.ok) ? await pages[0].evaluate(() => window.checkMigrated()) : 'a tab failed to open';
+    check(bad.length === 0 && !problem,
+      `consumer: ${uptos.length} tabs migrate one database at once (${r.orm}, ${r.list.length} migrations, lists of ${uptos.join(',')}; seed ${seed}, MIGRATION_SEED=${seed} replays)`,
+      [...bad, problem].filter(Boolean).join('; '));
+    for (const p of pages) await p.close({ runBeforeUnload: false });
   }
 }

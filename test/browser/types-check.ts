@@ -5,6 +5,7 @@ import {
   type BatchResult, type Transaction, type Storage, type PeerShapedSqliteError,
 } from 'sqlite-tempcrypt';
 import * as w from 'sqlite-tempcrypt/worker';
+import { serve } from 'sqlite-tempcrypt/serve';
 import { SqliteTempcryptDialect } from 'sqlite-tempcrypt/kysely';
 import { Kysely } from 'kysely';
 
@@ -93,6 +94,11 @@ async function main(): Promise<void> {
   const heap: number = await db.heapSize();
   await open('b.db', { storage: 'auto', import: await fetch('/seed.db'), setup: new URL('./fns.js', 'https://x/'), timeoutMs: 1000, lockTimeoutMs: 0 });
   await open('d.db', { storage: 'file', dir: '/var/lib/app' });
+  await open('g.db', { worker: () => new Worker(new URL('./db-worker.js', 'https://x/'), { type: 'module' }) });
+  // @ts-expect-error: worker is a boolean, a Worker or a function returning one
+  await open('h.db', { worker: 'db-worker.js' });
+  serve({ setup: (sdb) => { sdb.function('twice', (x) => Number(x) * 2); } });
+  serve();
   await open('e.db', { tabs: 'exclusive', busyTimeoutMs: Infinity });
   // @ts-expect-error: tabs is 'shared' or 'exclusive'
   await open('f.db', { tabs: 'all' });
