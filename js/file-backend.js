@@ -11,27 +11,36 @@
 // lockTimeoutMs for the holder, and close() lets go; an attached database
 // is locked the same way while it is attached (without waiting).
 //
-// A temp file is a real file `.sqlite-tempcrypt-tmp-<pid>-<n>` next to the
+// A temp file is a real file `.sqlite-tempcrypt-tmp-<pid>-<tag>-<n>` next to the
 // main database (the directory of `dir` for ':memory:'): ciphertext, as
 // tempcrypt encrypts every temp file, deleted when SQLite closes it.  Next
 // to the database, not in os.tmpdir(): that directory is writable already
 // (the journal is written there), sits on the volume sized for this
 // database (a VACUUM or a big sort needs about its size; /tmp is often a
 // small tmpfs), and the next open of the database finds what a crashed
-// process left (its key died with it) and removes it (wipedAtOpen).
+// process left (its key died with it) and removes it (wipedAtOpen), once
+// the owner file next to it names an owner dead for sure (tempMade).
 
 import { SQLITE_BUSY, SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB } from './constants.js';
 import { isNode } from './platform.js';
-import { FileLock, lockedMessage, readLock, ownerDead, physicalPath, LOCK_SUFFIX } from './file-lock.js';
+import { FileLock, lockedMessage, ownerGone, ownerText, thisOwner, physicalPath, LOCK_SUFFIX } from './file-lock.js';
 import { DEFAULTS } from './opfs-pool.js';
 import { isStagingOf } from './transfer.js';
 
 export const TEMP_PREFIX = '.sqlite-tempcrypt-tmp-';
-const TEMP_NAME = /^\.sqlite-tempcrypt-tmp-(\d+)-\d+$/;
-// Numbers the temp files of this process.  Each is created with O_EXCL
+// A temp file, "<prefix><owner tag>-<n>", and its owner's owner file,
+// "<prefix><owner tag>.owner" (the tag: pid and nonce of this thread).
+const TEMP_NAME = /^\.sqlite-tempcrypt-tmp-(\d+-[0-9a-f]{8})-\d+$/;
+const OWNER_NAME = /^\.sqlite-tempcrypt-tmp-(\d+-[0-9a-f]{8})\.owner$/;
+// Numbers the temp files of this thread.  Each is created with O_EXCL
 // (trying the next number while one exists), so two backends over the same
 // directory (two databases, or two copies of this module) never share one.
 let nextTemp = 0;
+// Directory -> how many temp files this thread has open there.  The owner
+// file (a lock file's owner record: ./file-lock.js) exists while that is
+// more than 0, so that another process removes them only once this owner
+// is dead for sure (ownerGone), as it takes over a lock.
+const tempsIn = new Map();
 
 // node:fs, node:path and node:os, loaded when needed, so that this module
 // itself imports nothing Node-only.
@@ -45,9 +54,14 @@ function withCode(e, code) {
   return Object.assign(e instanceof Error ? e : new Error(String(e)), { sqliteCode: code });
 }
 
-// Whether process pid is gone (on this host).
-function processGone(pid) {
-  try { process.kill(pid, 0); return false; } catch (e) { return e.code === 'ESRCH'; }
+// A failed create: SQLITE_FULL when the disk is, else SQLITE_CANTOPEN.
+const createError = (e) => withCode(e, e.code === 'ENOSPC' || e.code === 'EDQUOT' ? SQLITE_FULL : SQLITE_CANTOPEN);
+
+// This thread's temp file tag and the path of its owner file in dir.
+function tempOwner(fs, os, pathMod, dir) {
+  const me = thisOwner(fs, os);
+  const tag = `${me.pid}-${me.nonce.slice(0, 8)}`;
+  return { me, tag, file: pathMod.join(dir, `${TEMP_PREFIX}${tag}.owner`) };
 }
 
 export class FileBackend {
@@ -107,24 +121,53 @@ export class FileBackend {
     return this.pathMod.resolve(this.base, name);
   }
 
-  // Left in the temp directory by processes that are gone: temp files (by
-  // the pid in their name) and an import's staging file of the main
-  // database (we hold its lock: no import into it runs) with its lock.
+  // Left in the temp directory by owners that are dead for sure (the
+  // ownerGone test of locks, ./file-lock.js): temp files, by their owner
+  // file (one without is left alone), then the owner files; and an
+  // import's staging file of the main database (we hold its lock: no
+  // import into it runs) with its lock.
   wipeLeftovers() {
-    const { fs, pathMod } = this;
+    const { fs, os, pathMod } = this;
+    const dead = new Map();   // owner tag -> gone?
+    const gone = (tag) => {
+      if (!dead.has(tag)) dead.set(tag, ownerGone(fs, os, pathMod.join(this.tempDir, `${TEMP_PREFIX}${tag}.owner`)));
+      return dead.get(tag);
+    };
+    const wipe = [], owners = [];
     for (const f of fs.readdirSync(this.tempDir)) {
       const p = pathMod.join(this.tempDir, f);
-      const temp = TEMP_NAME.exec(f);
-      const staging = !temp && this.main && isStagingOf(p.endsWith(LOCK_SUFFIX) ? p.slice(0, -LOCK_SUFFIX.length) : p, this.main);
-      if (temp ? Number(temp[1]) === process.pid || !processGone(Number(temp[1])) : !staging) continue;
-      if (staging && p.endsWith(LOCK_SUFFIX)) {
-        const owner = readLock(fs, p);
-        if (!owner || owner.gone || !ownerDead(fs, this.os, owner)) continue;
+      const temp = TEMP_NAME.exec(f), owner = !temp && OWNER_NAME.exec(f);
+      if (temp || owner) {
+        if (gone((temp || owner)[1])) (temp ? wipe : owners).push({ p, temp: true });
+        continue;
       }
+      const staging = this.main && isStagingOf(p.endsWith(LOCK_SUFFIX) ? p.slice(0, -LOCK_SUFFIX.length) : p, this.main);
+      if (staging && (!p.endsWith(LOCK_SUFFIX) || ownerGone(fs, os, p))) wipe.push({ p, temp: false });
+    }
+    for (const { p, temp } of [...wipe, ...owners]) {
       let size = 0;
       try { size = fs.statSync(p).size; fs.rmSync(p, { force: true }); } catch { continue; }
       this.wipedAtOpen.push({ file: p, path: temp ? null : p, flags: 0, size });
     }
+  }
+
+  // A temp file of this thread is made in the temp directory (before) or
+  // was removed (after): its owner file is made with the first, removed
+  // after the last.
+  tempMade() {
+    const n = tempsIn.get(this.tempDir) ?? 0;
+    if (n === 0) {
+      const { me, file } = tempOwner(this.fs, this.os, this.pathMod, this.tempDir);
+      this.fs.writeFileSync(file, ownerText(me), { mode: 0o644 });
+    }
+    tempsIn.set(this.tempDir, n + 1);
+  }
+
+  tempGone() {
+    const n = tempsIn.get(this.tempDir) - 1;
+    if (n > 0) { tempsIn.set(this.tempDir, n); return; }
+    tempsIn.delete(this.tempDir);
+    this.fs.rmSync(tempOwner(this.fs, this.os, this.pathMod, this.tempDir).file, { force: true });
   }
 
   // Lock an attached database (SQLite opens it as a main database) for as
@@ -154,20 +197,26 @@ export class FileBackend {
     const path = temp ? null : this.resolve(name);
     const lock = !temp && (flags & SQLITE_OPEN_MAIN_DB) !== 0;
     if (lock) this.lockFile(path);
-    let fd, at = path;
+    let fd, at = path, made = false;
     try {
+      if (temp) {
+        try { this.tempMade(); } catch (e) { throw createError(e); }
+        made = true;
+      }
+      const tag = temp && tempOwner(fs, this.os, this.pathMod, this.tempDir).tag;
       for (;;) {
-        if (temp) at = this.pathMod.join(this.tempDir, `${TEMP_PREFIX}${process.pid}-${++nextTemp}`);
+        if (temp) at = this.pathMod.join(this.tempDir, `${TEMP_PREFIX}${tag}-${++nextTemp}`);
         try {
           fd = fs.openSync(at, mode, 0o600);
           break;
         } catch (e) {
           if (temp && e.code === 'EEXIST') continue;
-          throw withCode(e, e.code === 'ENOSPC' || e.code === 'EDQUOT' ? SQLITE_FULL : SQLITE_CANTOPEN);
+          throw createError(e);
         }
       }
     } catch (e) {
       if (lock) this.unlockFile(path);
+      if (made) this.tempGone();
       throw e;
     }
     const h = { fd, name: temp ? at : name, path: at, flags, temp, locked: lock };
@@ -181,6 +230,7 @@ export class FileBackend {
       this.fs.closeSync(h.fd);
       if (h.temp || h.flags & SQLITE_OPEN_DELETEONCLOSE) this.fs.rmSync(h.path, { force: true });
     } finally {
+      if (h.temp) this.tempGone();
       if (h.locked) this.unlockFile(h.path);
     }
   }

@@ -24,8 +24,9 @@
 // taken over the same way (a few levels deep at most).
 //
 // Whether an owner is dead: on the same host (same boot and pid namespace)
-// its pid is gone (kill(pid, 0): ESRCH) or now is another process (its
-// start time differs).  A worker thread's lock (Linux) names its kernel
+// its pid is gone (kill(pid, 0): ESRCH), is a zombie (killed, not reaped:
+// /proc/<pid>/stat state Z) or now is another process (its start time
+// differs).  A worker thread's lock (Linux) names its kernel
 // thread id and start time too: it is dead when that thread of this
 // process is gone from /proc/self/task (terminate() and an uncaught
 // exception run no code of the thread, so it cannot let go itself).
@@ -55,12 +56,13 @@ const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0'))
 // [19] the start time (clock ticks since boot).
 const statFields = (stat) => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 
-// The start time of process pid (Linux), or null.
-function startTime(fs, pid) {
-  try {
-    return statFields(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'))[19] ?? null;
-  } catch { return null; }
+// The fields of /proc/<pid>/stat (Linux), or null.
+function procStat(fs, pid) {
+  try { return statFields(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return null; }
 }
+
+// The start time of process pid (Linux), or null.
+const startTime = (fs, pid) => procStat(fs, pid)?.[19] ?? null;
 
 // This thread's kernel thread id and start time when it is a worker
 // thread of this process (Linux: /proc/thread-self), else null: the main
@@ -153,12 +155,36 @@ export function ownerDead(fs, os, owner) {
     if (e.code === 'ESRCH') return true;
     if (e.code !== 'EPERM') return false;   // EPERM: alive, another user's
   }
-  const now = owner.start ? startTime(fs, owner.pid) : null;
+  // A zombie (killed, not yet reaped by its parent: common under a PID 1
+  // that reaps nothing) runs no code and holds nothing any more.
+  const stat = procStat(fs, owner.pid);
+  if (stat && (stat[0] === 'Z' || stat[0] === 'X')) return true;
+  const now = owner.start && stat ? stat[19] ?? null : null;
   if (now !== null && now !== owner.start) return true;   // the pid is another process now
   // This very process: a lock of one of its worker threads (terminated, or
   // ended by an exception, without closing) dies with that thread.
   return owner.pid === me.pid && owner.start != null && owner.start === me.start &&
     typeof owner.tid === 'number' && owner.tid !== me.tid && threadGone(fs, owner.tid, owner.tstart);
+}
+
+// This thread's owner record, as lock files and the owner files of temp
+// files name it: identity() and a nonce of its own.
+let mine = null;
+export function thisOwner(fs, os) {
+  mine ??= { ...identity(fs, os), since: new Date().toISOString(), nonce: hex(crypto.getRandomValues(new Uint8Array(16))) };
+  return mine;
+}
+
+// The text of a lock file (or owner file) naming owner.
+export const ownerText = (owner) => LOCK_MAGIC + JSON.stringify(owner) + '\n';
+
+// Whether the file at path is a lock (or owner file) whose owner is dead
+// for sure: false for a missing file, one that is none of ours, and a
+// live or uncertain owner.  The one test before removing what another
+// process left (locks, takeover markers, temp files, staging files).
+export function ownerGone(fs, os, path) {
+  const owner = readOr(() => readLock(fs, path));
+  return !!owner && !owner.gone && ownerDead(fs, os, owner);
 }
 
 // The owner written in a lock file, or null when it is none of ours.
@@ -244,7 +270,7 @@ export class FileLock {
   // null when it is, else the live holder.
   take(owner, depth, path = this.path) {
     const { fs } = this;
-    const text = LOCK_MAGIC + JSON.stringify(owner) + '\n';
+    const text = ownerText(owner);
     const tmp = `${this.path}.${owner.pid}-${owner.nonce.slice(0, 8)}-${depth}.new`;
     fs.writeFileSync(tmp, text, { flag: 'wx', mode: 0o644 });
     try {

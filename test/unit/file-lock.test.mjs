@@ -39,7 +39,12 @@ afterEach(() => {
 // A child process running file-lock-child.mjs; line(re) waits for its next
 // stdout line matching re.
 function child(...args) {
-  const p = spawn(process.execPath, [CHILD, ...args.map(String)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  return spawned1(process.execPath, [CHILD, ...args.map(String)]);
+}
+
+// The same, of any program (argv0 and its arguments).
+function spawned1(argv0, argv) {
+  const p = spawn(argv0, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
   spawned.add(p);
   let buf = '', err = '';
   const lines = [], waiters = [];
@@ -148,11 +153,14 @@ test('a crashed holder (SIGKILL mid-transaction): its lock is taken over, its co
   assert.ok(before.includes('c.db-journal'), `a hot journal: ${before}`);
   k.kill('SIGKILL');
   assert.deepEqual(await k.exited, { code: null, signal: 'SIGKILL' });
-  // A temp file of the dead process, as a crash leaves one (ciphertext whose key died with it).
-  const leftover = path.join(dir, `${TEMP_PREFIX}${pid}-7`);
-  fs.writeFileSync(leftover, 'x'.repeat(4096));
   const deadLock = fs.readFileSync(path.join(dir, 'c.db' + LOCK_SUFFIX), 'utf8');
   assert.ok(deadLock.includes(`"pid":${pid}`), 'the dead process\'s lock is still there');
+  // A temp file of the dead process, as a crash leaves one (ciphertext
+  // whose key died with it), with its owner file (the same owner record).
+  const leftover = path.join(dir, `${TEMP_PREFIX}${pid}-0badcafe-7`);
+  const leftoverOwner = path.join(dir, `${TEMP_PREFIX}${pid}-0badcafe.owner`);
+  fs.writeFileSync(leftover, 'x'.repeat(4096));
+  fs.writeFileSync(leftoverOwner, deadLock);
   // And the staging file of an import it was running, with its lock.
   const staging = path.join(dir, `c.db-tcimport-${'0123456789abcdef'.repeat(2)}`);
   fs.writeFileSync(staging, 'SQLite format 3\0');
@@ -166,7 +174,7 @@ test('a crashed holder (SIGKILL mid-transaction): its lock is taken over, its co
     assert.deepEqual(db.query('SELECT who, n FROM t'), [{ who: 'committed', n: pid }], 'the committed row, and none of the transaction left open');
     assert.deepEqual(db.query('PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
     assert.ok(fs.readFileSync(path.join(dir, 'c.db' + LOCK_SUFFIX), 'utf8').includes(`"pid":${process.pid}`), 'the lock is ours now');
-    assert.deepEqual(db.files.wipedAtOpen.map((f) => f.file).sort(), [leftover, staging, staging + LOCK_SUFFIX].sort(), 'the dead process\'s temp file and staging file were wiped');
+    assert.deepEqual(db.files.wipedAtOpen.map((f) => f.file).sort(), [leftover, leftoverOwner, staging, staging + LOCK_SUFFIX].sort(), 'the dead process\'s temp file and staging file were wiped');
     assert.ok(!fs.existsSync(leftover));
   } finally { await db.close(); }
   assert.deepEqual(fs.readdirSync(dir).sort(), ['c.db', 'c.db-tcimport-notours'], 'nothing else left, a file of the user kept');
@@ -343,4 +351,63 @@ test('a worker thread that held a database and ended without closing it (termina
       assert.equal(count(db, "SELECT count(*) AS n FROM t WHERE who = 'committed'"), crash ? 2 : 1);
     } finally { await db.close(); }
   }
+});
+
+// The state of process pid (/proc/<pid>/stat), or null when it is gone.
+function procState(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0];
+  } catch { return null; }
+}
+
+test('a holder killed with SIGKILL and not reaped (a zombie, as under a PID 1 that reaps nothing) counts as gone: its lock is taken over at once', async (t) => {
+  // Regression: kill(pid, 0) answers for a zombie, so every open() was
+  // SQLITE_BUSY until its parent reaped it.
+  if (!fs.existsSync('/proc/self/stat')) return t.skip('no /proc: a zombie cannot be told from a live process here');
+  const dir = freshDir('zombie');
+  // The parent is a shell that execs sleep, which never reaps the child.
+  const parent = spawned1('sh', ['-c', '"$@" & exec sleep 600', 'sh', process.execPath, CHILD, dir, 'z.db', 'crash', 10]);
+  const pid = Number((await parent.line(/^ready \d+$/)).split(' ')[1]);
+  process.kill(pid, 'SIGKILL');
+  for (let i = 0; i < 500 && procState(pid) !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(procState(pid), 'Z', 'the killed child is a zombie, not reaped');
+  const t0 = Date.now();
+  const db = await openSync('z.db', { storage: 'file', dir, lockTimeoutMs: 3000 });
+  try {
+    assert.ok(Date.now() - t0 < 2500, `taken over at once, not after the wait (${Date.now() - t0} ms)`);
+    assert.deepEqual(db.query('SELECT who, n FROM t'), [{ who: 'committed', n: pid }], 'its transaction rolled back');
+  } finally { await db.close(); }
+  assert.equal(procState(pid), 'Z', 'still a zombie throughout');
+});
+
+test('leftover temp files are removed only when their owner is dead for sure (the owner check of locks): a live owner in another pid namespace keeps them', async () => {
+  // Regression: any temp file whose pid did not answer here was removed,
+  // a live process's in another container sharing the directory too.
+  const dir = freshDir('temp-owners');
+  const lock = (owner) => LOCK_MAGIC + JSON.stringify({ since: 'then', nonce: 'n'.repeat(32), ...owner }) + '\n';
+  // This process's owner record, as its lock file names it.
+  const probe = await openSync('probe.db', { storage: 'file', dir });
+  const me = JSON.parse(fs.readFileSync(path.join(dir, 'probe.db' + LOCK_SUFFIX), 'utf8').slice(LOCK_MAGIC.length));
+  await probe.close();
+  const NOPID = 4194304 + 1;   // above pid_max: no such process here
+  const files = {
+    // Another container: its pid does not answer here, but it may live there.
+    otherNs: [`${TEMP_PREFIX}${NOPID}-aaaaaaaa-1`, `${TEMP_PREFIX}${NOPID}-aaaaaaaa.owner`, { ...me, pid: NOPID, pidns: 'pid:[1]' }],
+    otherHost: [`${TEMP_PREFIX}${NOPID}-bbbbbbbb-1`, `${TEMP_PREFIX}${NOPID}-bbbbbbbb.owner`, { ...me, pid: NOPID, host: 'elsewhere' }],
+    // This host and namespace, its pid gone: dead for sure.
+    dead: [`${TEMP_PREFIX}${NOPID}-cccccccc-1`, `${TEMP_PREFIX}${NOPID}-cccccccc.owner`, { ...me, pid: NOPID }],
+  };
+  for (const [temp, owner, rec] of Object.values(files)) {
+    fs.writeFileSync(path.join(dir, temp), 'x'.repeat(100));
+    fs.writeFileSync(path.join(dir, owner), lock(rec));
+  }
+  // One without an owner file (no owner to check): kept.
+  fs.writeFileSync(path.join(dir, `${TEMP_PREFIX}${NOPID}-7`), 'y');
+  const db = await openSync('t.db', { storage: 'file', dir });
+  try {
+    assert.deepEqual(db.files.wipedAtOpen.map((f) => path.basename(f.file)).sort(), [files.dead[0], files.dead[1]].sort());
+  } finally { await db.close(); }
+  assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith(TEMP_PREFIX)).sort(),
+    [files.otherNs[0], files.otherNs[1], files.otherHost[0], files.otherHost[1], `${TEMP_PREFIX}${NOPID}-7`].sort());
 });
