@@ -24,6 +24,11 @@ export interface BackendHandle {
   readonly flags: number;
   /** True for a temp file (xOpen with name null). */
   readonly temp: boolean;
+  /**
+   * True when the backend opened the file read-only though SQLite asked for read-write (it may be read,
+   * not written: SQLite's unix VFS does the same); SQLite then treats the database as read-only.
+   */
+  readonly readOnly?: boolean;
 }
 
 export interface StorageBackend<H extends BackendHandle = BackendHandle> {

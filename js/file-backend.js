@@ -23,7 +23,7 @@
 
 import { SQLITE_BUSY, SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB } from './constants.js';
 import { isNode } from './platform.js';
-import { FileLock, lockedMessage, ownerGone, ownerText, thisOwner, physicalPath, LOCK_SUFFIX } from './file-lock.js';
+import { FileLock, lockedMessage, ownerGone, ownerText, thisOwner, physicalPath, LOCK_SUFFIX, UNWRITABLE } from './file-lock.js';
 import { DEFAULTS } from './opfs-pool.js';
 import { isStagingOf } from './transfer.js';
 
@@ -76,6 +76,7 @@ export class FileBackend {
     this.base = base;
     this.main = main;
     this.tempDir = main ? path.dirname(main) : base;
+    this.readOnly = false;       // every file opened read-only (readOnly, or an unwritable directory)
     this.open = new Set();       // handles
     this.locks = new Map();      // full path -> { lock, refs }: the main database and attached ones
     this.written = new Set();    // every path written to (inspection)
@@ -84,7 +85,11 @@ export class FileBackend {
 
   // The storage of database `name`: its directory made, its lock taken
   // (waiting up to lockTimeoutMs), then leftovers of dead processes wiped.
-  static async create(name, { dir = '.', lockTimeoutMs = DEFAULTS.lockTimeoutMs } = {}) {
+  // readOnly: open every file read-only and make no directory.  Where the
+  // lock cannot be written (a read-only directory or mount) the database
+  // is read-only too, and temp files go to os.tmpdir().
+  static async create(name, { dir = '.', lockTimeoutMs = DEFAULTS.lockTimeoutMs, readOnly = false } = {}) {
+    if (typeof readOnly !== 'boolean') throw new TypeError(`readOnly must be true or false, not ${String(readOnly)}`);
     const mods = await nodeModules();
     const base = mods.path.resolve(dir);
     let main = null;
@@ -94,12 +99,20 @@ export class FileBackend {
       throw withCode(e, SQLITE_CANTOPEN);
     }
     const b = new FileBackend(base, main, mods);
+    b.readOnly = readOnly;
     try {
-      mods.fs.mkdirSync(b.tempDir, { recursive: true });
+      if (!readOnly) mods.fs.mkdirSync(b.tempDir, { recursive: true });
     } catch (e) {
       throw withCode(new Error(`cannot create the directory ${b.tempDir} for ${main ?? 'temp files'}: ${e.message}`, { cause: e }), SQLITE_CANTOPEN);
     }
-    if (main) b.locks.set(main, { lock: await FileLock.acquire(mods.fs, mods.os, mods.path, main, lockTimeoutMs), refs: 1 });
+    if (main) {
+      const lock = await FileLock.acquire(mods.fs, mods.os, mods.path, main, lockTimeoutMs);
+      b.locks.set(main, { lock, refs: 1 });
+      if (lock.unwritable) {
+        b.readOnly = true;
+        b.tempDir = mods.os.tmpdir();
+      }
+    }
     try {
       b.wipeLeftovers();
     } catch (e) {
@@ -192,8 +205,9 @@ export class FileBackend {
     const { fs } = this;
     const temp = name === null;
     const C = fs.constants;
-    const mode = temp ? C.O_RDWR | C.O_CREAT | C.O_EXCL
-      : flags & SQLITE_OPEN_READONLY ? C.O_RDONLY : C.O_RDWR | (flags & SQLITE_OPEN_CREATE ? C.O_CREAT : 0);
+    let readOnly = !temp && (this.readOnly || (flags & SQLITE_OPEN_READONLY) !== 0);
+    let mode = temp ? C.O_RDWR | C.O_CREAT | C.O_EXCL
+      : readOnly ? C.O_RDONLY : C.O_RDWR | (flags & SQLITE_OPEN_CREATE ? C.O_CREAT : 0);
     const path = temp ? null : this.resolve(name);
     const lock = !temp && (flags & SQLITE_OPEN_MAIN_DB) !== 0;
     if (lock) this.lockFile(path);
@@ -211,6 +225,13 @@ export class FileBackend {
           break;
         } catch (e) {
           if (temp && e.code === 'EEXIST') continue;
+          // A file this process may read but not write (mode 0444, another
+          // user's, a read-only mount): read-only, as SQLite's unix VFS.
+          if (!temp && !readOnly && UNWRITABLE.has(e.code)) {
+            readOnly = true;
+            mode = C.O_RDONLY;
+            continue;
+          }
           throw createError(e);
         }
       }
@@ -219,7 +240,7 @@ export class FileBackend {
       if (made) this.tempGone();
       throw e;
     }
-    const h = { fd, name: temp ? at : name, path: at, flags, temp, locked: lock };
+    const h = { fd, name: temp ? at : name, path: at, flags, temp, locked: lock, readOnly };
     this.open.add(h);
     return h;
   }
@@ -306,8 +327,9 @@ export default {
   name: 'file',
   persistent: true,
   // dir: the directory relative names are in; lockTimeoutMs: how long
-  // open() waits for another connection to let go (as the OPFS pool).
-  options: { dir: '.', lockTimeoutMs: DEFAULTS.lockTimeoutMs },
+  // open() waits for another connection to let go (as the OPFS pool);
+  // readOnly: no writes (SQLITE_READONLY), nothing made.
+  options: { dir: '.', lockTimeoutMs: DEFAULTS.lockTimeoutMs, readOnly: false },
   unavailable: () => (isNode ? null : "storage 'file' is for Node (node:fs); in a browser use 'opfs'"),
   open: (name, options = {}) => FileBackend.create(name, options),
   // A fresh directory of its own, for the conformance suite.

@@ -39,8 +39,11 @@ export const LOCK_SUFFIX = '.tempcrypt-lock';
 export const LOCK_MAGIC = 'sqlite-tempcrypt lock 1\n';
 const TAKEOVER = '.takeover-';
 const MAX_DEPTH = 4;            // markers of markers: one level per taker that died mid-takeover
-const NEW_AGE_MS = 60 * 1000;
-const MAX_LINKS = 100;          // symbolic links on one path at most (SQLite's SQLITE_MAX_SYMLINK)   // a "<lock>.<...>.new" file older than this is a dead writer's
+const NEW_AGE_MS = 60 * 1000;   // a "<lock>.<...>.new" file older than this is a dead writer's
+const MAX_LINKS = 100;          // symbolic links on one path at most (SQLite's SQLITE_MAX_SYMLINK)
+// The errors of a file that may not be written (mode, owner, read-only
+// mount, immutable).
+export const UNWRITABLE = new Set(['EACCES', 'EROFS', 'EPERM']);
 const held = new Set();         // locks this process holds (released when it exits)
 let exitHook = false;
 // The holder when a lock changed hands too often to say whose it is.
@@ -253,11 +256,19 @@ export class FileLock {
   }
 
   // Take the lock at once or not at all: null when taken, else the
-  // holder's owner record.
+  // holder's owner record.  Where no file can be made (a read-only
+  // directory or mount: EACCES, EROFS, EPERM), the lock is `unwritable`:
+  // null when no live owner holds it, written by nobody.
   attempt() {
     const me = identity(this.fs, this.os);
     const owner = { ...me, since: new Date().toISOString(), nonce: hex(crypto.getRandomValues(new Uint8Array(16))) };
-    const got = this.take(owner, 0);
+    let got;
+    try { got = this.take(owner, 0); } catch (e) {
+      if (!UNWRITABLE.has(e?.code)) throw e;
+      this.unwritable = true;
+      const holder = readLock(this.fs, this.path);
+      return holder && !holder.gone && !ownerDead(this.fs, this.os, holder) ? holder : null;
+    }
     if (got) return got;
     this.owner = owner;
     held.add(this);

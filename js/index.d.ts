@@ -123,6 +123,12 @@ export interface OpenOptions {
    * name is used as given.  Missing parent directories are created.
    */
   dir?: string;
+  /**
+   * storage 'file' (Node): open the database read-only (default false): reads work, writes fail with
+   * SQLITE_READONLY (8), nothing is created.  A database this process may read but not write, or one in a
+   * directory where no lock can be made, opens read-only without it.
+   */
+  readOnly?: boolean;
   /** Where to load sqlite3.wasm from (default: next to the package's JS). */
   wasm?: string | URL;
   /** Free pool files kept ready (OPFS); default 16. */

@@ -116,6 +116,7 @@ export const OPEN_OPTIONS = [
   { name: 'wasm', api: BOTH },
   { name: 'lockTimeoutMs', api: BOTH, storage: ['opfs', 'file'] },
   { name: 'dir', api: BOTH, storage: ['file'] },
+  { name: 'readOnly', api: BOTH, storage: ['file'] },
   { name: 'minFree', api: BOTH, storage: ['opfs'] },
   { name: 'pool', api: BOTH, storage: ['opfs'] },
   { name: 'worker', api: ASYNC },

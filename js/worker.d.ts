@@ -42,6 +42,8 @@ export interface WorkerOpenOptions {
   import?: ImportSource;
   /** storage 'file' (Node): the directory relative names are in (default: the working directory). */
   dir?: string;
+  /** storage 'file' (Node): read-only (default false), as in the main-thread API. */
+  readOnly?: boolean;
   wasm?: string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module;
   minFree?: number;
   pool?: string;

@@ -110,7 +110,9 @@ mergeInto(LibraryManager.library, {
     try {
       var h = STORAGE.backend.xOpen(name, flags);
       STORAGE.files.set(fileId, h);
-      if (pOutFlags) HEAP32[pOutFlags >> 2] = flags;
+      // A file the backend could open read-only only: SQLite treats it so.
+      var C = STORAGE.C;
+      if (pOutFlags) HEAP32[pOutFlags >> 2] = h.readOnly ? (flags & ~(C.SQLITE_OPEN_READWRITE | C.SQLITE_OPEN_CREATE)) | C.SQLITE_OPEN_READONLY : flags;
       STORAGE.notify(STORAGE.event('open', h, fileId));
       return 0;
     } catch (e) {
