@@ -6,10 +6,12 @@
 // (physicalPath in ./file-lock.js): the database, its journal and its lock
 // live at one physical path whatever name opened it.
 //
-// One connection at a time has a database file, across connections and
-// processes: open() takes its lock (./file-lock.js), waiting up to
-// lockTimeoutMs for the holder, and close() lets go; an attached database
-// is locked the same way while it is attached (without waiting).
+// Connections take turns per transaction, as with SQLite's unix VFS:
+// SQLite's lock levels reach the backend (xLock, xUnlock,
+// xCheckReservedLock) and ./file-tx-lock.js takes them with files next to
+// the database, in one process and across processes; a connection that
+// must wait sleeps in xSleep (SQLite's busy handler, busy_timeout).  An
+// import's staging file is held whole by its connection (./file-lock.js).
 //
 // A temp file is a real file `.sqlite-tempcrypt-tmp-<pid>-<tag>-<n>` next to the
 // main database (the directory of `dir` for ':memory:'): ciphertext, as
@@ -21,10 +23,10 @@
 // process left (its key died with it) and removes it (wipedAtOpen), once
 // the owner file next to it names an owner dead for sure (tempMade).
 
-import { SQLITE_BUSY, SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB } from './constants.js';
+import { SQLITE_BUSY, SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB, SQLITE_LOCK_NONE } from './constants.js';
 import { isNode } from './platform.js';
 import { FileLock, lockedMessage, ownerGone, ownerText, thisOwner, physicalPath, LOCK_SUFFIX, UNWRITABLE } from './file-lock.js';
-import { DEFAULTS } from './opfs-pool.js';
+import { TxLock } from './file-tx-lock.js';
 import { isStagingOf } from './transfer.js';
 
 export const TEMP_PREFIX = '.sqlite-tempcrypt-tmp-';
@@ -57,6 +59,12 @@ function withCode(e, code) {
 // A failed create: SQLITE_FULL when the disk is, else SQLITE_CANTOPEN.
 const createError = (e) => withCode(e, e.code === 'ENOSPC' || e.code === 'EDQUOT' ? SQLITE_FULL : SQLITE_CANTOPEN);
 
+// Whether this process may make files in directory dir (a missing one:
+// yes, it is made or the open fails).
+function writable(fs, dir) {
+  try { fs.accessSync(dir, fs.constants.W_OK); return true; } catch (e) { return !UNWRITABLE.has(e.code); }
+}
+
 // This thread's temp file tag and the path of its owner file in dir.
 function tempOwner(fs, os, pathMod, dir) {
   const me = thisOwner(fs, os);
@@ -78,17 +86,19 @@ export class FileBackend {
     this.tempDir = main ? path.dirname(main) : base;
     this.readOnly = false;       // every file opened read-only (readOnly, or an unwritable directory)
     this.open = new Set();       // handles
-    this.locks = new Map();      // full path -> { lock, refs }: the main database and attached ones
+    this.unwritable = false;     // nothing can be written next to the main database
+    this.locks = new Map();      // full path -> { lock, refs }: import staging files held whole
+    this.nap = null;             // xSleep's Int32Array
     this.written = new Set();    // every path written to (inspection)
     this.wipedAtOpen = [];
   }
 
-  // The storage of database `name`: its directory made, its lock taken
-  // (waiting up to lockTimeoutMs), then leftovers of dead processes wiped.
-  // readOnly: open every file read-only and make no directory.  Where the
-  // lock cannot be written (a read-only directory or mount) the database
-  // is read-only too, and temp files go to os.tmpdir().
-  static async create(name, { dir = '.', lockTimeoutMs = DEFAULTS.lockTimeoutMs, readOnly = false } = {}) {
+  // The storage of database `name`: its directory made, then leftovers of
+  // dead processes wiped.  readOnly: open every file read-only and make no
+  // directory.  Where nothing can be written next to the database (a
+  // read-only directory or mount) it is read-only too, its locks write
+  // nothing, and temp files go to os.tmpdir().
+  static async create(name, { dir = '.', readOnly = false } = {}) {
     if (typeof readOnly !== 'boolean') throw new TypeError(`readOnly must be true or false, not ${String(readOnly)}`);
     const mods = await nodeModules();
     const base = mods.path.resolve(dir);
@@ -105,13 +115,9 @@ export class FileBackend {
     } catch (e) {
       throw withCode(new Error(`cannot create the directory ${b.tempDir} for ${main ?? 'temp files'}: ${e.message}`, { cause: e }), SQLITE_CANTOPEN);
     }
-    if (main) {
-      const lock = await FileLock.acquire(mods.fs, mods.os, mods.path, main, lockTimeoutMs);
-      b.locks.set(main, { lock, refs: 1 });
-      if (lock.unwritable) {
-        b.readOnly = true;
-        b.tempDir = mods.os.tmpdir();
-      }
+    if (main && !writable(mods.fs, b.tempDir)) {
+      b.readOnly = b.unwritable = true;
+      b.tempDir = mods.os.tmpdir();
     }
     try {
       b.wipeLeftovers();
@@ -154,8 +160,11 @@ export class FileBackend {
         if (gone((temp || owner)[1])) (temp ? wipe : owners).push({ p, temp: true });
         continue;
       }
-      const staging = this.main && isStagingOf(p.endsWith(LOCK_SUFFIX) ? p.slice(0, -LOCK_SUFFIX.length) : p, this.main);
-      if (staging && (!p.endsWith(LOCK_SUFFIX) || ownerGone(fs, os, p))) wipe.push({ p, temp: false });
+      // A staging file and its lock: once the lock's owner is dead (or
+      // there is no lock: it is made before the file, removed after).
+      const lock = p.endsWith(LOCK_SUFFIX) ? p : p + LOCK_SUFFIX;
+      const staging = this.main && isStagingOf(lock.slice(0, -LOCK_SUFFIX.length), this.main);
+      if (staging && (ownerGone(fs, os, lock) || (lock !== p && !fs.existsSync(lock)))) wipe.push({ p, temp: false });
     }
     for (const { p, temp } of [...wipe, ...owners]) {
       let size = 0;
@@ -183,8 +192,8 @@ export class FileBackend {
     this.fs.rmSync(tempOwner(this.fs, this.os, this.pathMod, this.tempDir).file, { force: true });
   }
 
-  // Lock an attached database (SQLite opens it as a main database) for as
-  // long as it is open; the main one is locked already.
+  // Hold an import's staging file for as long as it is open (by the
+  // import, and by SQLite reading it).
   lockFile(path) {
     const held = this.locks.get(path);
     if (held) { held.refs++; return; }
@@ -209,7 +218,8 @@ export class FileBackend {
     let mode = temp ? C.O_RDWR | C.O_CREAT | C.O_EXCL
       : readOnly ? C.O_RDONLY : C.O_RDWR | (flags & SQLITE_OPEN_CREATE ? C.O_CREAT : 0);
     const path = temp ? null : this.resolve(name);
-    const lock = !temp && (flags & SQLITE_OPEN_MAIN_DB) !== 0;
+    const main = !temp && (flags & SQLITE_OPEN_MAIN_DB) !== 0;
+    const lock = main && !!this.main && isStagingOf(path, this.main);
     if (lock) this.lockFile(path);
     let fd, at = path, made = false;
     try {
@@ -241,6 +251,7 @@ export class FileBackend {
       throw e;
     }
     const h = { fd, name: temp ? at : name, path: at, flags, temp, locked: lock, readOnly };
+    if (main && !lock) h.tx = new TxLock(fs, this.os, this.pathMod, path, this.unwritable);
     this.open.add(h);
     return h;
   }
@@ -253,7 +264,20 @@ export class FileBackend {
     } finally {
       if (h.temp) this.tempGone();
       if (h.locked) this.unlockFile(h.path);
+      h.tx?.unlock(SQLITE_LOCK_NONE);
     }
+  }
+
+  // SQLite's lock levels of a database file (./file-tx-lock.js): xLock
+  // true when held, false when busy.
+  xLock(h, level) { return h.tx ? h.tx.lock(level) : true; }
+  xUnlock(h, level) { h.tx?.unlock(level); }
+  xCheckReservedLock(h) { return h.tx ? h.tx.reservedLock() : false; }
+
+  // Block for us microseconds: SQLite's busy handler waits so for a lock.
+  xSleep(us) {
+    this.nap ??= new Int32Array(new SharedArrayBuffer(4));
+    Atomics.wait(this.nap, 0, 0, Math.max(1, Math.round(us / 1000)));
   }
 
   xRead(h, buf, offset) {
@@ -311,7 +335,7 @@ export class FileBackend {
 
   async reserve() {}
 
-  // Close every file and let go of every lock (the main database's last).
+  // Close every file and let go of every lock.
   close() {
     try {
       for (const h of [...this.open]) this.xClose(h);
@@ -326,10 +350,9 @@ export class FileBackend {
 export default {
   name: 'file',
   persistent: true,
-  // dir: the directory relative names are in; lockTimeoutMs: how long
-  // open() waits for another connection to let go (as the OPFS pool);
-  // readOnly: no writes (SQLITE_READONLY), nothing made.
-  options: { dir: '.', lockTimeoutMs: DEFAULTS.lockTimeoutMs, readOnly: false },
+  // dir: the directory relative names are in; readOnly: no writes
+  // (SQLITE_READONLY), nothing made.
+  options: { dir: '.', readOnly: false },
   unavailable: () => (isNode ? null : "storage 'file' is for Node (node:fs); in a browser use 'opfs'"),
   open: (name, options = {}) => FileBackend.create(name, options),
   // A fresh directory of its own, for the conformance suite.

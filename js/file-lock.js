@@ -258,8 +258,10 @@ export class FileLock {
   // Take the lock at once or not at all: null when taken, else the
   // holder's owner record.  Where no file can be made (a read-only
   // directory or mount: EACCES, EROFS, EPERM), the lock is `unwritable`:
-  // null when no live owner holds it, written by nobody.
-  attempt() {
+  // null when no live owner holds it, written by nobody.  wipe: remove
+  // what dead takers left next to it once taken (at open; not for the
+  // locks of each transaction).
+  attempt({ wipe = true } = {}) {
     const me = identity(this.fs, this.os);
     const owner = { ...me, since: new Date().toISOString(), nonce: hex(crypto.getRandomValues(new Uint8Array(16))) };
     let got;
@@ -271,9 +273,8 @@ export class FileLock {
     }
     if (got) return got;
     this.owner = owner;
-    held.add(this);
-    if (!exitHook) { exitHook = true; process.on('exit', releaseAll); }
-    this.wipeLeftovers();
+    holdUntilExit(this);
+    if (wipe) this.wipeLeftovers();
     return null;
   }
 
@@ -351,11 +352,18 @@ export class FileLock {
     if (!this.owner) return;
     const owner = this.owner;
     this.owner = null;
-    held.delete(this);
+    letGoAtExit(this);
     const now = readOr(() => readLock(this.fs, this.path));
     if (now && !now.gone && now.nonce === owner.nonce) this.fs.rmSync(this.path, { force: true });
   }
 }
+
+// Release x (a lock: x.release()) when this process exits, if not before.
+export function holdUntilExit(x) {
+  held.add(x);
+  if (!exitHook) { exitHook = true; process.on('exit', releaseAll); }
+}
+export const letGoAtExit = (x) => held.delete(x);
 
 function releaseAll() {
   for (const lock of [...held]) {

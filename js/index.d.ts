@@ -156,9 +156,9 @@ export interface OpenOptions {
    */
   tabs?: 'shared' | 'exclusive';
   /**
-   * How long open() waits for another holder to let go before SQLITE_BUSY (5) naming it (default 5000 ms; 0:
-   * no wait): storage 'file', another connection or process; storage 'opfs', the tab (or worker) that has the
-   * database and does not share it, or the tab running a shared one to answer.
+   * Storage 'opfs': how long open() waits for another holder to let go before SQLITE_BUSY (5) naming it (default
+   * 5000 ms; 0: no wait): the tab (or worker) that has the database and does not share it, or the tab running a
+   * shared one to answer.
    */
   lockTimeoutMs?: number;
   /**
