@@ -11,7 +11,9 @@
 //               its own (created with O_EXCL, removed at NONE)
 //   RESERVED    the lock "<db>.tempcrypt-lock", published with link(2)
 //               (one winner), the takeover of a dead one as FileLock does
-//   PENDING     "<db>.tempcrypt-lock-pending", the same way
+//   PENDING     "<db>.tempcrypt-lock-pending": a second link(2) of the
+//               RESERVED lock file (only its holder makes one, so one
+//               found then is a dead holder's, removed)
 //   EXCLUSIVE   PENDING held and no live reader token but its own
 //
 // A reader checks PENDING before and after making its token: a writer
@@ -23,7 +25,7 @@
 // Where nothing can be written (a read-only directory: the backend is
 // read-only there) SHARED writes no token: it only checks that no live
 // writer is at PENDING or above, and a writer cannot see such a reader.
-import { SQLITE_LOCK_NONE, SQLITE_LOCK_SHARED, SQLITE_LOCK_RESERVED, SQLITE_LOCK_EXCLUSIVE } from './constants.js';
+import { SQLITE_CANTOPEN, SQLITE_LOCK_NONE, SQLITE_LOCK_SHARED, SQLITE_LOCK_RESERVED, SQLITE_LOCK_EXCLUSIVE } from './constants.js';
 import { FileLock, LOCK_SUFFIX, ownerDead, ownerText, readLock, thisOwner, holdUntilExit, letGoAtExit } from './file-lock.js';
 
 export const PENDING_SUFFIX = LOCK_SUFFIX + '-pending';
@@ -58,7 +60,7 @@ export class TxLock {
     if (level === SQLITE_LOCK_SHARED) return this.share();
     if (!this.reserved && !this.take('reserved', this.db + LOCK_SUFFIX)) return false;
     if (level === SQLITE_LOCK_RESERVED) { this.level = level; return true; }
-    if (!this.pending && !this.take('pending', this.db + PENDING_SUFFIX)) return false;
+    if (!this.pending && !this.markPending()) return false;
     if (this.liveReaders()) return false;
     this.level = SQLITE_LOCK_EXCLUSIVE;
     return true;
@@ -79,13 +81,37 @@ export class TxLock {
     return true;
   }
 
-  // Take FileLock `which` ('reserved' or 'pending') at path, at once or
-  // not at all.
+  // Take FileLock `which` ('reserved') at path, at once or not at all.
   take(which, path) {
     const lock = new FileLock(this.fs, this.os, this.pathMod, path);
     if (lock.attempt({ wipe: false })) return false;
     this[which] = lock;
     return true;
+  }
+
+  // PENDING, while holding RESERVED: its lock file linked once more.
+  markPending() {
+    const { fs } = this;
+    const path = this.db + PENDING_SUFFIX, mine = this.reserved.owner.nonce;
+    for (let round = 0; round < 4; round++) {
+      try {
+        fs.linkSync(this.db + LOCK_SUFFIX, path);
+      } catch (e) {
+        if (e.code !== 'EEXIST') throw e;
+        const owner = readLock(fs, path);
+        if (!owner) throw Object.assign(new Error(`cannot lock ${this.db}: ${path} exists and is not a lock file of sqlite-tempcrypt (remove it if nothing uses it)`), { sqliteCode: SQLITE_CANTOPEN });
+        if (!owner.gone && owner.nonce !== mine) {
+          if (!ownerDead(fs, this.os, owner)) return false;
+          fs.rmSync(path, { force: true });
+          continue;
+        }
+        if (owner.gone) continue;
+      }
+      this.pending = { release: () => { if (readLock(fs, path)?.nonce === mine) fs.rmSync(path, { force: true }); } };
+      holdUntilExit(this.pending);
+      return true;
+    }
+    return false;
   }
 
   // Whether a live reader other than this handle holds a token; the
@@ -115,7 +141,7 @@ export class TxLock {
 
   // Lower to level (SHARED or NONE).
   unlock(level) {
-    if (level < SQLITE_LOCK_EXCLUSIVE && this.pending) { this.pending.release(); this.pending = null; }
+    if (level < SQLITE_LOCK_EXCLUSIVE && this.pending) { letGoAtExit(this.pending); this.pending.release(); this.pending = null; }
     if (level < SQLITE_LOCK_RESERVED && this.reserved) { this.reserved.release(); this.reserved = null; }
     if (level < SQLITE_LOCK_SHARED) this.dropToken();
     if (level < this.level) this.level = level;
