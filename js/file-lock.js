@@ -1,13 +1,14 @@
-// The lock of storage 'file' (Node): one connection at a time has a
-// database file, across connections of one process and across processes,
-// as one tab at a time has an OPFS pool.  Node has no flock() or fcntl()
-// locks, so the lock is a file the file system creates atomically: the
-// lock file "<database>.tempcrypt-lock", published with link(2), which
-// fails with EEXIST when the name exists (POSIX, NTFS, NFS).  It is held
-// from open() to close(); a process that exits removes its locks; one
-// that crashed leaves its lock behind, and the next opener that finds its
-// owner dead takes it over.  test/bench/file-lock.mjs measured the
-// candidates (O_EXCL create, link, mkdir); docs/api.md says why link.
+// The lock files of storage 'file' (Node): an exclusive lock a file
+// system creates atomically, since Node has no flock() or fcntl() locks:
+// the lock file "<name>.tempcrypt-lock", published with link(2), which
+// fails with EEXIST when the name exists (POSIX, NTFS, NFS).  A database's
+// writer lock (./file-tx-lock.js: RESERVED, per transaction) and an
+// import's staging file (held while the import runs) are such locks; a
+// process that exits removes its locks; one that crashed leaves them
+// behind, and the next taker that finds the owner dead takes them over.
+// test/bench/file-lock.mjs measured the candidates (O_EXCL create, link,
+// mkdir); docs/api.md says why link.  The owner records (and ownerGone)
+// also judge reader tokens and the temp files' owner files.
 //
 // The lock file's text is LOCK_MAGIC and a JSON line: the owner's pid,
 // host name, boot id, pid namespace and process start time (Linux), when
