@@ -24,6 +24,11 @@ export interface BackendHandle {
   readonly flags: number;
   /** True for a temp file (xOpen with name null). */
   readonly temp: boolean;
+  /**
+   * True when the backend opened the file read-only though SQLite asked for read-write (it may be read,
+   * not written: SQLite's unix VFS does the same); SQLite then treats the database as read-only.
+   */
+  readonly readOnly?: boolean;
 }
 
 export interface StorageBackend<H extends BackendHandle = BackendHandle> {
@@ -54,6 +59,19 @@ export interface StorageBackend<H extends BackendHandle = BackendHandle> {
   /** Delete a named file; false if there was none. */
   xDelete(name: string): boolean;
   xAccess(name: string, flags?: number): boolean;
+  /**
+   * Optional, for a backend whose files other processes share (storage 'file'): SQLite's lock levels of a main
+   * database file (SQLITE_LOCK_SHARED .. EXCLUSIVE), raised at once or not at all: true when held, false when
+   * busy (SQLITE_BUSY; a PENDING taken on the way to EXCLUSIVE may be kept).  Without xLock the VFS keeps the
+   * locks in memory, for the connections of one wasm instance.
+   */
+  xLock?(h: H, level: number): boolean;
+  /** Lower a main database file's lock to level (SHARED or NONE); with xLock. */
+  xUnlock?(h: H, level: number): void;
+  /** Whether any connection holds RESERVED or more on the file (a dead holder's lock does not count); with xLock. */
+  xCheckReservedLock?(h: H): boolean;
+  /** Optional: block for us microseconds (SQLite's busy handler waiting for a lock); without it, no wait. */
+  xSleep?(us: number): void;
 
   /**
    * Make room ahead of need: at least n files free, and the backend's own minimum (the OPFS pool

@@ -12,7 +12,6 @@ export { default as opfs } from './opfs-backend.js';
 // holds this kind's fields to file-backend.js's); elsewhere it says why
 // it is not there.
 import { isNode } from './platform.js';
-import { DEFAULTS } from './opfs-pool.js';
 
 const FILE_BACKEND = './file-backend.js';
 let fileKind = null;
@@ -20,7 +19,7 @@ const load = () => (fileKind ??= import(/* @vite-ignore */ FILE_BACKEND).then((m
 export const file = {
   name: 'file',
   persistent: true,
-  options: { dir: '.', lockTimeoutMs: DEFAULTS.lockTimeoutMs },
+  options: { dir: '.', readOnly: false },
   unavailable: () => (isNode ? null : "storage 'file' is for Node (node:fs); in a browser use 'opfs'"),
   open: async (name, options) => (await load()).open(name, options),
   scratch: async (tag) => (await load()).scratch(tag),

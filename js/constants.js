@@ -168,6 +168,13 @@ export const SQLITE_OPEN_SUPER_JOURNAL = 0x4000;
 export const SQLITE_OPEN_WAL = 0x80000;
 export const SQLITE_OPEN_EXRESCODE = 0x02000000;
 
+// File lock levels (xLock, xUnlock).
+export const SQLITE_LOCK_NONE = 0;
+export const SQLITE_LOCK_SHARED = 1;
+export const SQLITE_LOCK_RESERVED = 2;
+export const SQLITE_LOCK_PENDING = 3;
+export const SQLITE_LOCK_EXCLUSIVE = 4;
+
 // sqlite3_prepare_v3() flags.
 export const SQLITE_PREPARE_PERSISTENT = 0x01;
 

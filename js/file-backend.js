@@ -6,32 +6,43 @@
 // (physicalPath in ./file-lock.js): the database, its journal and its lock
 // live at one physical path whatever name opened it.
 //
-// One connection at a time has a database file, across connections and
-// processes: open() takes its lock (./file-lock.js), waiting up to
-// lockTimeoutMs for the holder, and close() lets go; an attached database
-// is locked the same way while it is attached (without waiting).
+// Connections take turns per transaction, as with SQLite's unix VFS:
+// SQLite's lock levels reach the backend (xLock, xUnlock,
+// xCheckReservedLock) and ./file-tx-lock.js takes them with files next to
+// the database, in one process and across processes; a connection that
+// must wait sleeps in xSleep (SQLite's busy handler, busy_timeout).  An
+// import's staging file is held whole by its connection (./file-lock.js).
 //
-// A temp file is a real file `.sqlite-tempcrypt-tmp-<pid>-<n>` next to the
+// A temp file is a real file `.sqlite-tempcrypt-tmp-<pid>-<tag>-<n>` next to the
 // main database (the directory of `dir` for ':memory:'): ciphertext, as
 // tempcrypt encrypts every temp file, deleted when SQLite closes it.  Next
 // to the database, not in os.tmpdir(): that directory is writable already
 // (the journal is written there), sits on the volume sized for this
 // database (a VACUUM or a big sort needs about its size; /tmp is often a
 // small tmpfs), and the next open of the database finds what a crashed
-// process left (its key died with it) and removes it (wipedAtOpen).
+// process left (its key died with it) and removes it (wipedAtOpen), once
+// the owner file next to it names an owner dead for sure (tempMade).
 
-import { SQLITE_BUSY, SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB } from './constants.js';
+import { SQLITE_BUSY, SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB, SQLITE_LOCK_NONE } from './constants.js';
 import { isNode } from './platform.js';
-import { FileLock, lockedMessage, readLock, ownerDead, physicalPath, LOCK_SUFFIX } from './file-lock.js';
-import { DEFAULTS } from './opfs-pool.js';
+import { FileLock, lockedMessage, ownerGone, ownerText, thisOwner, physicalPath, LOCK_SUFFIX, UNWRITABLE } from './file-lock.js';
+import { TxLock } from './file-tx-lock.js';
 import { isStagingOf } from './transfer.js';
 
 export const TEMP_PREFIX = '.sqlite-tempcrypt-tmp-';
-const TEMP_NAME = /^\.sqlite-tempcrypt-tmp-(\d+)-\d+$/;
-// Numbers the temp files of this process.  Each is created with O_EXCL
+// A temp file, "<prefix><owner tag>-<n>", and its owner's owner file,
+// "<prefix><owner tag>.owner" (the tag: pid and nonce of this thread).
+const TEMP_NAME = /^\.sqlite-tempcrypt-tmp-(\d+-[0-9a-f]{8})-\d+$/;
+const OWNER_NAME = /^\.sqlite-tempcrypt-tmp-(\d+-[0-9a-f]{8})\.owner$/;
+// Numbers the temp files of this thread.  Each is created with O_EXCL
 // (trying the next number while one exists), so two backends over the same
 // directory (two databases, or two copies of this module) never share one.
 let nextTemp = 0;
+// Directory -> how many temp files this thread has open there.  The owner
+// file (a lock file's owner record: ./file-lock.js) exists while that is
+// more than 0, so that another process removes them only once this owner
+// is dead for sure (ownerGone), as it takes over a lock.
+const tempsIn = new Map();
 
 // node:fs, node:path and node:os, loaded when needed, so that this module
 // itself imports nothing Node-only.
@@ -45,9 +56,20 @@ function withCode(e, code) {
   return Object.assign(e instanceof Error ? e : new Error(String(e)), { sqliteCode: code });
 }
 
-// Whether process pid is gone (on this host).
-function processGone(pid) {
-  try { process.kill(pid, 0); return false; } catch (e) { return e.code === 'ESRCH'; }
+// A failed create: SQLITE_FULL when the disk is, else SQLITE_CANTOPEN.
+const createError = (e) => withCode(e, e.code === 'ENOSPC' || e.code === 'EDQUOT' ? SQLITE_FULL : SQLITE_CANTOPEN);
+
+// Whether this process may make files in directory dir (a missing one:
+// yes, it is made or the open fails).
+function writable(fs, dir) {
+  try { fs.accessSync(dir, fs.constants.W_OK); return true; } catch (e) { return !UNWRITABLE.has(e.code); }
+}
+
+// This thread's temp file tag and the path of its owner file in dir.
+function tempOwner(fs, os, pathMod, dir) {
+  const me = thisOwner(fs, os);
+  const tag = `${me.pid}-${me.nonce.slice(0, 8)}`;
+  return { me, tag, file: pathMod.join(dir, `${TEMP_PREFIX}${tag}.owner`) };
 }
 
 export class FileBackend {
@@ -62,15 +84,22 @@ export class FileBackend {
     this.base = base;
     this.main = main;
     this.tempDir = main ? path.dirname(main) : base;
+    this.readOnly = false;       // every file opened read-only (readOnly, or an unwritable directory)
     this.open = new Set();       // handles
-    this.locks = new Map();      // full path -> { lock, refs }: the main database and attached ones
+    this.unwritable = false;     // nothing can be written next to the main database
+    this.locks = new Map();      // full path -> { lock, refs }: import staging files held whole
+    this.nap = null;             // xSleep's Int32Array
     this.written = new Set();    // every path written to (inspection)
     this.wipedAtOpen = [];
   }
 
-  // The storage of database `name`: its directory made, its lock taken
-  // (waiting up to lockTimeoutMs), then leftovers of dead processes wiped.
-  static async create(name, { dir = '.', lockTimeoutMs = DEFAULTS.lockTimeoutMs } = {}) {
+  // The storage of database `name`: its directory made, then leftovers of
+  // dead processes wiped.  readOnly: open every file read-only and make no
+  // directory.  Where nothing can be written next to the database (a
+  // read-only directory or mount) it is read-only too, its locks write
+  // nothing, and temp files go to os.tmpdir().
+  static async create(name, { dir = '.', readOnly = false } = {}) {
+    if (typeof readOnly !== 'boolean') throw new TypeError(`readOnly must be true or false, not ${String(readOnly)}`);
     const mods = await nodeModules();
     const base = mods.path.resolve(dir);
     let main = null;
@@ -80,12 +109,16 @@ export class FileBackend {
       throw withCode(e, SQLITE_CANTOPEN);
     }
     const b = new FileBackend(base, main, mods);
+    b.readOnly = readOnly;
     try {
-      mods.fs.mkdirSync(b.tempDir, { recursive: true });
+      if (!readOnly) mods.fs.mkdirSync(b.tempDir, { recursive: true });
     } catch (e) {
       throw withCode(new Error(`cannot create the directory ${b.tempDir} for ${main ?? 'temp files'}: ${e.message}`, { cause: e }), SQLITE_CANTOPEN);
     }
-    if (main) b.locks.set(main, { lock: await FileLock.acquire(mods.fs, mods.os, mods.path, main, lockTimeoutMs), refs: 1 });
+    if (main && !writable(mods.fs, b.tempDir)) {
+      b.readOnly = b.unwritable = true;
+      b.tempDir = mods.os.tmpdir();
+    }
     try {
       b.wipeLeftovers();
     } catch (e) {
@@ -107,28 +140,60 @@ export class FileBackend {
     return this.pathMod.resolve(this.base, name);
   }
 
-  // Left in the temp directory by processes that are gone: temp files (by
-  // the pid in their name) and an import's staging file of the main
-  // database (we hold its lock: no import into it runs) with its lock.
+  // Left in the temp directory by owners that are dead for sure (the
+  // ownerGone test of locks, ./file-lock.js): temp files, by their owner
+  // file (one without is left alone), then the owner files; and an
+  // import's staging file of the main database (we hold its lock: no
+  // import into it runs) with its lock.
   wipeLeftovers() {
-    const { fs, pathMod } = this;
+    const { fs, os, pathMod } = this;
+    const dead = new Map();   // owner tag -> gone?
+    const gone = (tag) => {
+      if (!dead.has(tag)) dead.set(tag, ownerGone(fs, os, pathMod.join(this.tempDir, `${TEMP_PREFIX}${tag}.owner`)));
+      return dead.get(tag);
+    };
+    const wipe = [], owners = [];
     for (const f of fs.readdirSync(this.tempDir)) {
       const p = pathMod.join(this.tempDir, f);
-      const temp = TEMP_NAME.exec(f);
-      const staging = !temp && this.main && isStagingOf(p.endsWith(LOCK_SUFFIX) ? p.slice(0, -LOCK_SUFFIX.length) : p, this.main);
-      if (temp ? Number(temp[1]) === process.pid || !processGone(Number(temp[1])) : !staging) continue;
-      if (staging && p.endsWith(LOCK_SUFFIX)) {
-        const owner = readLock(fs, p);
-        if (!owner || owner.gone || !ownerDead(fs, this.os, owner)) continue;
+      const temp = TEMP_NAME.exec(f), owner = !temp && OWNER_NAME.exec(f);
+      if (temp || owner) {
+        if (gone((temp || owner)[1])) (temp ? wipe : owners).push({ p, temp: true });
+        continue;
       }
+      // A staging file and its lock: once the lock's owner is dead (or
+      // there is no lock: it is made before the file, removed after).
+      const lock = p.endsWith(LOCK_SUFFIX) ? p : p + LOCK_SUFFIX;
+      const staging = this.main && isStagingOf(lock.slice(0, -LOCK_SUFFIX.length), this.main);
+      if (staging && (ownerGone(fs, os, lock) || (lock !== p && !fs.existsSync(lock)))) wipe.push({ p, temp: false });
+    }
+    for (const { p, temp } of [...wipe, ...owners]) {
       let size = 0;
       try { size = fs.statSync(p).size; fs.rmSync(p, { force: true }); } catch { continue; }
       this.wipedAtOpen.push({ file: p, path: temp ? null : p, flags: 0, size });
     }
   }
 
-  // Lock an attached database (SQLite opens it as a main database) for as
-  // long as it is open; the main one is locked already.
+  // A temp file of this thread is made in the temp directory (before) or
+  // was removed (after): its owner file is made with the first, removed
+  // after the last.
+  tempMade() {
+    const n = tempsIn.get(this.tempDir) ?? 0;
+    if (n === 0) {
+      const { me, file } = tempOwner(this.fs, this.os, this.pathMod, this.tempDir);
+      this.fs.writeFileSync(file, ownerText(me), { mode: 0o644 });
+    }
+    tempsIn.set(this.tempDir, n + 1);
+  }
+
+  tempGone() {
+    const n = tempsIn.get(this.tempDir) - 1;
+    if (n > 0) { tempsIn.set(this.tempDir, n); return; }
+    tempsIn.delete(this.tempDir);
+    this.fs.rmSync(tempOwner(this.fs, this.os, this.pathMod, this.tempDir).file, { force: true });
+  }
+
+  // Hold an import's staging file for as long as it is open (by the
+  // import, and by SQLite reading it).
   lockFile(path) {
     const held = this.locks.get(path);
     if (held) { held.refs++; return; }
@@ -149,28 +214,44 @@ export class FileBackend {
     const { fs } = this;
     const temp = name === null;
     const C = fs.constants;
-    const mode = temp ? C.O_RDWR | C.O_CREAT | C.O_EXCL
-      : flags & SQLITE_OPEN_READONLY ? C.O_RDONLY : C.O_RDWR | (flags & SQLITE_OPEN_CREATE ? C.O_CREAT : 0);
+    let readOnly = !temp && (this.readOnly || (flags & SQLITE_OPEN_READONLY) !== 0);
+    let mode = temp ? C.O_RDWR | C.O_CREAT | C.O_EXCL
+      : readOnly ? C.O_RDONLY : C.O_RDWR | (flags & SQLITE_OPEN_CREATE ? C.O_CREAT : 0);
     const path = temp ? null : this.resolve(name);
-    const lock = !temp && (flags & SQLITE_OPEN_MAIN_DB) !== 0;
+    const main = !temp && (flags & SQLITE_OPEN_MAIN_DB) !== 0;
+    const lock = main && !!this.main && isStagingOf(path, this.main);
     if (lock) this.lockFile(path);
-    let fd, at = path;
+    let fd, at = path, made = false;
     try {
+      if (temp) {
+        try { this.tempMade(); } catch (e) { throw createError(e); }
+        made = true;
+      }
+      const tag = temp && tempOwner(fs, this.os, this.pathMod, this.tempDir).tag;
       for (;;) {
-        if (temp) at = this.pathMod.join(this.tempDir, `${TEMP_PREFIX}${process.pid}-${++nextTemp}`);
+        if (temp) at = this.pathMod.join(this.tempDir, `${TEMP_PREFIX}${tag}-${++nextTemp}`);
         try {
           fd = fs.openSync(at, mode, 0o600);
           break;
         } catch (e) {
           if (temp && e.code === 'EEXIST') continue;
-          throw withCode(e, e.code === 'ENOSPC' || e.code === 'EDQUOT' ? SQLITE_FULL : SQLITE_CANTOPEN);
+          // A file this process may read but not write (mode 0444, another
+          // user's, a read-only mount): read-only, as SQLite's unix VFS.
+          if (!temp && !readOnly && UNWRITABLE.has(e.code)) {
+            readOnly = true;
+            mode = C.O_RDONLY;
+            continue;
+          }
+          throw createError(e);
         }
       }
     } catch (e) {
       if (lock) this.unlockFile(path);
+      if (made) this.tempGone();
       throw e;
     }
-    const h = { fd, name: temp ? at : name, path: at, flags, temp, locked: lock };
+    const h = { fd, name: temp ? at : name, path: at, flags, temp, locked: lock, readOnly };
+    if (main && !lock) h.tx = new TxLock(fs, this.os, this.pathMod, path, this.unwritable);
     this.open.add(h);
     return h;
   }
@@ -181,8 +262,22 @@ export class FileBackend {
       this.fs.closeSync(h.fd);
       if (h.temp || h.flags & SQLITE_OPEN_DELETEONCLOSE) this.fs.rmSync(h.path, { force: true });
     } finally {
+      if (h.temp) this.tempGone();
       if (h.locked) this.unlockFile(h.path);
+      h.tx?.unlock(SQLITE_LOCK_NONE);
     }
+  }
+
+  // SQLite's lock levels of a database file (./file-tx-lock.js): xLock
+  // true when held, false when busy.
+  xLock(h, level) { return h.tx ? h.tx.lock(level) : true; }
+  xUnlock(h, level) { h.tx?.unlock(level); }
+  xCheckReservedLock(h) { return h.tx ? h.tx.reservedLock() : false; }
+
+  // Block for us microseconds: SQLite's busy handler waits so for a lock.
+  xSleep(us) {
+    this.nap ??= new Int32Array(new SharedArrayBuffer(4));
+    Atomics.wait(this.nap, 0, 0, Math.max(1, Math.round(us / 1000)));
   }
 
   xRead(h, buf, offset) {
@@ -240,7 +335,7 @@ export class FileBackend {
 
   async reserve() {}
 
-  // Close every file and let go of every lock (the main database's last).
+  // Close every file and let go of every lock.
   close() {
     try {
       for (const h of [...this.open]) this.xClose(h);
@@ -255,9 +350,9 @@ export class FileBackend {
 export default {
   name: 'file',
   persistent: true,
-  // dir: the directory relative names are in; lockTimeoutMs: how long
-  // open() waits for another connection to let go (as the OPFS pool).
-  options: { dir: '.', lockTimeoutMs: DEFAULTS.lockTimeoutMs },
+  // dir: the directory relative names are in; readOnly: no writes
+  // (SQLITE_READONLY), nothing made.
+  options: { dir: '.', readOnly: false },
   unavailable: () => (isNode ? null : "storage 'file' is for Node (node:fs); in a browser use 'opfs'"),
   open: (name, options = {}) => FileBackend.create(name, options),
   // A fresh directory of its own, for the conformance suite.

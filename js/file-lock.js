@@ -1,13 +1,14 @@
-// The lock of storage 'file' (Node): one connection at a time has a
-// database file, across connections of one process and across processes,
-// as one tab at a time has an OPFS pool.  Node has no flock() or fcntl()
-// locks, so the lock is a file the file system creates atomically: the
-// lock file "<database>.tempcrypt-lock", published with link(2), which
-// fails with EEXIST when the name exists (POSIX, NTFS, NFS).  It is held
-// from open() to close(); a process that exits removes its locks; one
-// that crashed leaves its lock behind, and the next opener that finds its
-// owner dead takes it over.  test/bench/file-lock.mjs measured the
-// candidates (O_EXCL create, link, mkdir); docs/api.md says why link.
+// The lock files of storage 'file' (Node): an exclusive lock a file
+// system creates atomically, since Node has no flock() or fcntl() locks:
+// the lock file "<name>.tempcrypt-lock", published with link(2), which
+// fails with EEXIST when the name exists (POSIX, NTFS, NFS).  A database's
+// writer lock (./file-tx-lock.js: RESERVED, per transaction) and an
+// import's staging file (held while the import runs) are such locks; a
+// process that exits removes its locks; one that crashed leaves them
+// behind, and the next taker that finds the owner dead takes them over.
+// test/bench/file-lock.mjs measured the candidates (O_EXCL create, link,
+// mkdir); docs/api.md says why link.  The owner records (and ownerGone)
+// also judge reader tokens and the temp files' owner files.
 //
 // The lock file's text is LOCK_MAGIC and a JSON line: the owner's pid,
 // host name, boot id, pid namespace and process start time (Linux), when
@@ -24,8 +25,9 @@
 // taken over the same way (a few levels deep at most).
 //
 // Whether an owner is dead: on the same host (same boot and pid namespace)
-// its pid is gone (kill(pid, 0): ESRCH) or now is another process (its
-// start time differs).  A worker thread's lock (Linux) names its kernel
+// its pid is gone (kill(pid, 0): ESRCH), is a zombie (killed, not reaped:
+// /proc/<pid>/stat state Z) or now is another process (its start time
+// differs).  A worker thread's lock (Linux) names its kernel
 // thread id and start time too: it is dead when that thread of this
 // process is gone from /proc/self/task (terminate() and an uncaught
 // exception run no code of the thread, so it cannot let go itself).
@@ -38,8 +40,11 @@ export const LOCK_SUFFIX = '.tempcrypt-lock';
 export const LOCK_MAGIC = 'sqlite-tempcrypt lock 1\n';
 const TAKEOVER = '.takeover-';
 const MAX_DEPTH = 4;            // markers of markers: one level per taker that died mid-takeover
-const NEW_AGE_MS = 60 * 1000;
-const MAX_LINKS = 100;          // symbolic links on one path at most (SQLite's SQLITE_MAX_SYMLINK)   // a "<lock>.<...>.new" file older than this is a dead writer's
+const NEW_AGE_MS = 60 * 1000;   // a "<lock>.<...>.new" file older than this is a dead writer's
+const MAX_LINKS = 100;          // symbolic links on one path at most (SQLite's SQLITE_MAX_SYMLINK)
+// The errors of a file that may not be written (mode, owner, read-only
+// mount, immutable).
+export const UNWRITABLE = new Set(['EACCES', 'EROFS', 'EPERM']);
 const held = new Set();         // locks this process holds (released when it exits)
 let exitHook = false;
 // The holder when a lock changed hands too often to say whose it is.
@@ -55,12 +60,13 @@ const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0'))
 // [19] the start time (clock ticks since boot).
 const statFields = (stat) => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 
-// The start time of process pid (Linux), or null.
-function startTime(fs, pid) {
-  try {
-    return statFields(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'))[19] ?? null;
-  } catch { return null; }
+// The fields of /proc/<pid>/stat (Linux), or null.
+function procStat(fs, pid) {
+  try { return statFields(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return null; }
 }
+
+// The start time of process pid (Linux), or null.
+const startTime = (fs, pid) => procStat(fs, pid)?.[19] ?? null;
 
 // This thread's kernel thread id and start time when it is a worker
 // thread of this process (Linux: /proc/thread-self), else null: the main
@@ -153,12 +159,36 @@ export function ownerDead(fs, os, owner) {
     if (e.code === 'ESRCH') return true;
     if (e.code !== 'EPERM') return false;   // EPERM: alive, another user's
   }
-  const now = owner.start ? startTime(fs, owner.pid) : null;
+  // A zombie (killed, not yet reaped by its parent: common under a PID 1
+  // that reaps nothing) runs no code and holds nothing any more.
+  const stat = procStat(fs, owner.pid);
+  if (stat && (stat[0] === 'Z' || stat[0] === 'X')) return true;
+  const now = owner.start && stat ? stat[19] ?? null : null;
   if (now !== null && now !== owner.start) return true;   // the pid is another process now
   // This very process: a lock of one of its worker threads (terminated, or
   // ended by an exception, without closing) dies with that thread.
   return owner.pid === me.pid && owner.start != null && owner.start === me.start &&
     typeof owner.tid === 'number' && owner.tid !== me.tid && threadGone(fs, owner.tid, owner.tstart);
+}
+
+// This thread's owner record, as lock files and the owner files of temp
+// files name it: identity() and a nonce of its own.
+let mine = null;
+export function thisOwner(fs, os) {
+  mine ??= { ...identity(fs, os), since: new Date().toISOString(), nonce: hex(crypto.getRandomValues(new Uint8Array(16))) };
+  return mine;
+}
+
+// The text of a lock file (or owner file) naming owner.
+export const ownerText = (owner) => LOCK_MAGIC + JSON.stringify(owner) + '\n';
+
+// Whether the file at path is a lock (or owner file) whose owner is dead
+// for sure: false for a missing file, one that is none of ours, and a
+// live or uncertain owner.  The one test before removing what another
+// process left (locks, takeover markers, temp files, staging files).
+export function ownerGone(fs, os, path) {
+  const owner = readOr(() => readLock(fs, path));
+  return !!owner && !owner.gone && ownerDead(fs, os, owner);
 }
 
 // The owner written in a lock file, or null when it is none of ours.
@@ -227,16 +257,25 @@ export class FileLock {
   }
 
   // Take the lock at once or not at all: null when taken, else the
-  // holder's owner record.
-  attempt() {
+  // holder's owner record.  Where no file can be made (a read-only
+  // directory or mount: EACCES, EROFS, EPERM), the lock is `unwritable`:
+  // null when no live owner holds it, written by nobody.  wipe: remove
+  // what dead takers left next to it once taken (at open; not for the
+  // locks of each transaction).
+  attempt({ wipe = true } = {}) {
     const me = identity(this.fs, this.os);
     const owner = { ...me, since: new Date().toISOString(), nonce: hex(crypto.getRandomValues(new Uint8Array(16))) };
-    const got = this.take(owner, 0);
+    let got;
+    try { got = this.take(owner, 0); } catch (e) {
+      if (!UNWRITABLE.has(e?.code)) throw e;
+      this.unwritable = true;
+      const holder = readLock(this.fs, this.path);
+      return holder && !holder.gone && !ownerDead(this.fs, this.os, holder) ? holder : null;
+    }
     if (got) return got;
     this.owner = owner;
-    held.add(this);
-    if (!exitHook) { exitHook = true; process.on('exit', releaseAll); }
-    this.wipeLeftovers();
+    holdUntilExit(this);
+    if (wipe) this.wipeLeftovers();
     return null;
   }
 
@@ -244,7 +283,7 @@ export class FileLock {
   // null when it is, else the live holder.
   take(owner, depth, path = this.path) {
     const { fs } = this;
-    const text = LOCK_MAGIC + JSON.stringify(owner) + '\n';
+    const text = ownerText(owner);
     const tmp = `${this.path}.${owner.pid}-${owner.nonce.slice(0, 8)}-${depth}.new`;
     fs.writeFileSync(tmp, text, { flag: 'wx', mode: 0o644 });
     try {
@@ -314,11 +353,18 @@ export class FileLock {
     if (!this.owner) return;
     const owner = this.owner;
     this.owner = null;
-    held.delete(this);
+    letGoAtExit(this);
     const now = readOr(() => readLock(this.fs, this.path));
     if (now && !now.gone && now.nonce === owner.nonce) this.fs.rmSync(this.path, { force: true });
   }
 }
+
+// Release x (a lock: x.release()) when this process exits, if not before.
+export function holdUntilExit(x) {
+  held.add(x);
+  if (!exitHook) { exitHook = true; process.on('exit', releaseAll); }
+}
+export const letGoAtExit = (x) => held.delete(x);
 
 function releaseAll() {
   for (const lock of [...held]) {

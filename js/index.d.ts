@@ -145,6 +145,12 @@ export interface OpenOptions {
    * name is used as given.  Missing parent directories are created.
    */
   dir?: string;
+  /**
+   * storage 'file' (Node): open the database read-only (default false): reads work, writes fail with
+   * SQLITE_READONLY (8), nothing is created.  A database this process may read but not write, or one in a
+   * directory where no lock can be made, opens read-only without it.
+   */
+  readOnly?: boolean;
   /** Where to load sqlite3.wasm from (default: next to the package's JS). */
   wasm?: string | URL;
   /** Free pool files kept ready (OPFS); default 16. */
@@ -177,9 +183,9 @@ export interface OpenOptions {
    */
   tabs?: 'shared' | 'exclusive';
   /**
-   * How long open() waits for another holder to let go before SQLITE_BUSY (5) naming it (default 5000 ms; 0:
-   * no wait): storage 'file', another connection or process; storage 'opfs', the tab (or worker) that has the
-   * database and does not share it, or the tab running a shared one to answer (the first tab never waits).
+   * Storage 'opfs': how long open() waits for another holder to let go before SQLITE_BUSY (5) naming it (default
+   * 5000 ms; 0: no wait): the tab (or worker) that has the database and does not share it, or the tab running a
+   * shared one to answer (the first tab never waits).
    */
   lockTimeoutMs?: number;
   /**

@@ -13,7 +13,7 @@
 import { SqliteError } from './errors.js';
 import { AsyncDatabase } from './async-database.js';
 import { connect } from './client.js';
-import { openName, checkOpenOptions, ASYNC, BUSY_TIMEOUT_MS } from './methods.js';
+import { openName, checkOpenOptions, ASYNC, busyTimeoutOf } from './methods.js';
 
 export { SqliteError };
 export * from './constants.js';
@@ -32,8 +32,7 @@ export async function open(name, options = {}) {
   const { worker = typeof Worker === 'function', import: source, ...rest } = options;
   if (rest.wasm instanceof URL) rest.wasm = rest.wasm.href;
   if (rest.setup instanceof URL) rest.setup = rest.setup.href;
-  const busyTimeoutMs = rest.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
-  if (typeof busyTimeoutMs !== 'number' || !(busyTimeoutMs >= 0)) throw new TypeError(`busyTimeoutMs must be a number of ms >= 0 (or Infinity), not ${String(busyTimeoutMs)}`);
+  const busyTimeoutMs = busyTimeoutOf(rest);
   rest.busyTimeoutMs = busyTimeoutMs;
   const client = connect(name, worker);
   try {

@@ -44,6 +44,13 @@ import { wellFormed } from './values.js';
 // busy timeout.
 export const BUSY_TIMEOUT_MS = 5000;
 
+// open()'s busyTimeoutMs, checked (default BUSY_TIMEOUT_MS).
+export function busyTimeoutOf(options) {
+  const ms = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
+  if (typeof ms !== 'number' || !(ms >= 0)) throw new TypeError(`busyTimeoutMs must be a number of ms >= 0 (or Infinity), not ${String(ms)}`);
+  return ms;
+}
+
 export const QUERYABLE = 'queryable', DATABASE = 'database', STATEMENT = 'statement', TEMPCRYPT = 'tempcrypt';
 export const CALL = 'call', LOCAL = 'local', NONE = 'none';
 export const DELEGATE = 'delegate', METHOD = 'method', PROPERTY = 'property';
@@ -112,11 +119,12 @@ export const OPEN_OPTIONS = [
   { name: 'import', api: BOTH },
   { name: 'timeoutMs', api: BOTH },
   { name: 'tempBudget', api: BOTH },
-  { name: 'busyTimeoutMs', api: ASYNC },
+  { name: 'busyTimeoutMs', api: BOTH },
   { name: 'tabs', api: ASYNC },
   { name: 'wasm', api: BOTH },
-  { name: 'lockTimeoutMs', api: BOTH, storage: ['opfs', 'file'] },
+  { name: 'lockTimeoutMs', api: BOTH, storage: ['opfs'] },
   { name: 'dir', api: BOTH, storage: ['file'] },
+  { name: 'readOnly', api: BOTH, storage: ['file'] },
   { name: 'minFree', api: BOTH, storage: ['opfs'] },
   { name: 'pool', api: BOTH, storage: ['opfs'] },
   { name: 'worker', api: ASYNC },

@@ -84,7 +84,7 @@ async function openLink(name, options, emit, setupFn) {
   const setup = [setupFn, setupUrl];
   if (!TABS.includes(tabs)) throw new TypeError(`tabs must be ${TABS.map((t) => `'${t}'`).join(' or ')}, not ${String(tabs)}`);
   const storage = await resolveStorage(rest.storage, name);
-  const dbOptions = { ...rest, storage };
+  const dbOptions = { ...rest, busyTimeoutMs, storage };
   const session = { busyTimeoutMs, timeoutMs: rest.timeoutMs ?? 0 };
   const kind = BACKENDS[storage];
   const sharing = typeof kind.shareKey === 'function' && tabs === 'shared' && typeof BroadcastChannel === 'function' && !!globalThis.navigator?.locks?.request;

@@ -42,13 +42,20 @@ export interface WorkerOpenOptions {
   import?: ImportSource;
   /** storage 'file' (Node): the directory relative names are in (default: the working directory). */
   dir?: string;
+  /** storage 'file' (Node): read-only (default false), as in the main-thread API. */
+  readOnly?: boolean;
   wasm?: string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module;
   minFree?: number;
   pool?: string;
   /** Time limit of each call in ms (default: none; settable later as db.timeoutMs). */
   timeoutMs?: number;
-  /** How long open() waits for another tab, connection or process to close the database before SQLITE_BUSY (default 5000 ms). */
+  /** How long open() waits for another tab (or worker) to close the database before SQLITE_BUSY (storage 'opfs'; default 5000 ms). */
   lockTimeoutMs?: number;
+  /**
+   * storage 'file': how long a statement waits for another connection's lock (a writer, in this process or
+   * another) before SQLITE_BUSY (5), SQLite's busy_timeout, as better-sqlite3's (default 5000 ms).
+   */
+  busyTimeoutMs?: number;
   /** Observer installed before the database is opened. */
   observer?: StorageObserver;
   /** The memory tier's budget in bytes for this database: default 64 MiB, 0 for none (as in the main-thread API). */

@@ -15,7 +15,7 @@ import { openStorage } from './storage.js';
 import { SyncDatabase } from './sync-database.js';
 import { isStagingOf } from './transfer.js';
 import { DEFAULTS, HEADER_SIZE, POOL_ROOT, opfsAvailable } from './opfs-pool.js';
-import { openName, checkOpenOptions, SYNC } from './methods.js';
+import { openName, checkOpenOptions, busyTimeoutOf, SYNC } from './methods.js';
 
 export { SqliteError, STATS_FIELDS, opfsAvailable, HEADER_SIZE, POOL_ROOT };
 export * from './constants.js';
@@ -29,6 +29,7 @@ export const LOCK_TIMEOUT_MS = DEFAULTS.lockTimeoutMs;
 export async function open(name, options = {}) {
   name = openName(name);
   checkOpenOptions(options, SYNC);
+  const busyTimeoutMs = busyTimeoutOf(options);
   if (options.tempBudget !== undefined) checkBudget(options.tempBudget);
   const { storage, backend } = await openStorage(name, options);
   let conn;
@@ -48,6 +49,9 @@ export async function open(name, options = {}) {
     throw e;
   }
   const db = new SyncDatabase(conn, storage);
+  // A storage whose locks other processes hold (xLock): SQLite's busy
+  // handler waits for them up to busyTimeoutMs, as better-sqlite3's.
+  if (backend.xLock) db.exec(`PRAGMA busy_timeout = ${Math.min(busyTimeoutMs, 0x7fffffff)}`);
   if (options.timeoutMs !== undefined) db.timeoutMs = options.timeoutMs;
   if (options.import !== undefined) {
     try {

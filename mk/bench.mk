@@ -13,7 +13,8 @@
 #                      ours against the official build in Node (CPU time)
 #                      and in Chromium: test/bench/engine.mjs.
 #   make bench-file-lock  the lock files storage 'file' could use, measured:
-#                      test/bench/file-lock.mjs.
+#                      test/bench/file-lock.mjs; the per-transaction
+#                      locks against better-sqlite3: test/bench/file-tx.mjs.
 BENCH_ROWS    ?= 200000 1000000
 BENCH_REPS    ?= 5
 BENCH_BIG_MIB ?= 1024
@@ -67,6 +68,7 @@ bench-report:
 .PHONY: bench-file-lock
 bench-file-lock:
 	node test/bench/file-lock.mjs
+	node test/bench/file-tx.mjs
 
 # ---------------------------------------------------------------- builds
 # test/bench/bench.c natively: the shipped tempcrypt.o with the test build

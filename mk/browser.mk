@@ -153,6 +153,12 @@ test-node-unit: browser $(WASI_PKG)
 
 TEST_TARGETS += test-node-unit
 
+# The random test of storage 'file''s locks (part of test-node-unit,
+# short there), longer: 200 ops per actor, 5 rounds.
+.PHONY: test-file-lock-random
+test-file-lock-random: browser
+	FILE_LOCK_OPS=200 FILE_LOCK_ROUNDS=5 node --test test/unit/file-lock-random.test.mjs
+
 # A 1 GiB streamed import in Node (needs ~3 GiB of disk under build/ while it
 # runs, about 30 s; the files are removed, pass or fail).
 .PHONY: test-api-big

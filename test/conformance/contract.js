@@ -106,6 +106,33 @@ export const RULES = {
     b.xClose(h);
     eq(b.xAccess(full(b, 'doc.db')), false, 'xAccess');
   },
+
+  // SQLITE_LOCK_NONE 0, SHARED 1, RESERVED 2, EXCLUSIVE 4.
+  'locks (a backend with xLock): readers side by side, one writer, EXCLUSIVE waits for the other reader, PENDING keeps new readers out': (b) => {
+    if (!b.xLock) { ok(!b.xUnlock && !b.xCheckReservedLock, 'xUnlock and xCheckReservedLock come with xLock'); return; }
+    const f = full(b, 'locks.db');
+    const w = b.xOpen(f, NEW_DB), r = b.xOpen(f, NEW_DB);
+    try {
+      ok(b.xLock(w, 1) && b.xLock(r, 1), 'two SHARED');
+      eq(b.xCheckReservedLock(r), false, 'no RESERVED yet');
+      ok(b.xLock(w, 2), 'RESERVED beside a reader');
+      eq(b.xCheckReservedLock(r), true, 'the RESERVED seen by the other');
+      eq(b.xLock(r, 2), false, 'a second RESERVED is busy');
+      eq(b.xLock(w, 4), false, 'EXCLUSIVE waits for the other reader');
+      b.xUnlock(r, 0);
+      eq(b.xLock(r, 1), false, 'the PENDING kept keeps a new reader out');
+      ok(b.xLock(w, 4), 'EXCLUSIVE once the reader left');
+      b.xUnlock(w, 1);
+      ok(b.xLock(r, 1), 'SHARED again once the writer came down');
+      eq(b.xCheckReservedLock(r), false, 'no RESERVED left');
+    } finally {
+      b.xUnlock(w, 0);
+      b.xUnlock(r, 0);
+      b.xClose(w);
+      b.xClose(r);
+      b.xDelete(f);
+    }
+  },
 };
 
 export function contract(b, kind, label, check) {

@@ -1,11 +1,11 @@
 // A second (third...) process for test/unit/file-lock.test.mjs: opens a
 // database of storage 'file' with the sync API and does one thing, saying
 // what on stdout (one line each).
-//   node file-lock-child.mjs <dir> <name> hold            open; close when stdin says "close"
+//   node file-lock-child.mjs <dir> <name> hold            open, write in a transaction left open; commit and close when stdin says "commit"
 //   node file-lock-child.mjs <dir> <name> crash <rows>    open, write rows in a transaction left open, wait to be killed
 //   node file-lock-child.mjs <dir> <name> rewrite        open, rewrite every row of t (larger) in a transaction left open, wait to be killed
 //   node file-lock-child.mjs <dir> <name> write <rows> <rounds>   each round: open (waiting), insert rows, close
-//   node file-lock-child.mjs <dir> <name> race <go>       when file <go> exists: one try to open; if won, hold until stdin ends
+//   node file-lock-child.mjs <dir> <name> race <go>       when file <go> exists: one try to begin a write; if won, hold it until stdin ends
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { open } from '../../dist/worker.js';
@@ -16,12 +16,13 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 if (mode === 'hold') {
   const db = await open(name, { storage: 'file', dir });
-  db.exec('CREATE TABLE IF NOT EXISTS t(who, n)');
+  db.exec('CREATE TABLE IF NOT EXISTS t(who, n); BEGIN IMMEDIATE');
   db.run('INSERT INTO t VALUES (?, ?)', ['hold', process.pid]);
   say(`open ${process.pid}`);
   for await (const line of readline.createInterface({ input: process.stdin })) {
-    if (line === 'close') break;
+    if (line === 'commit') break;
   }
+  db.exec('COMMIT');
   await db.close();
   say('closed');
   process.exit(0);   // stdin may stay open
@@ -43,7 +44,7 @@ if (mode === 'hold') {
   for (;;) await sleep(1000);
 } else if (mode === 'write') {
   for (let round = 0; round < Number(b); round++) {
-    const db = await open(name, { storage: 'file', dir, lockTimeoutMs: 60000 });
+    const db = await open(name, { storage: 'file', dir, busyTimeoutMs: 60000 });
     db.exec('CREATE TABLE IF NOT EXISTS t(who, n)');
     db.transaction(() => {
       const ins = db.prepare('INSERT INTO t VALUES (?, ?)');
@@ -55,17 +56,17 @@ if (mode === 'hold') {
   say('done');
 } else if (mode === 'race') {
   while (!fs.existsSync(a)) await sleep(1);
-  let db;
+  const db = await open(name, { storage: 'file', dir, busyTimeoutMs: 0 });
   try {
-    db = await open(name, { storage: 'file', dir, lockTimeoutMs: 0 });
+    db.exec('BEGIN IMMEDIATE');
   } catch (e) {
     say(`busy ${e.code} ${e.message}`);
     process.exit(0);
   }
-  db.exec('CREATE TABLE IF NOT EXISTS t(who, n)');
   db.run('INSERT INTO t VALUES (?, ?)', ['race', process.pid]);
   say(`won ${process.pid}`);
   for await (const line of readline.createInterface({ input: process.stdin })) void line;
+  db.exec('COMMIT');
   await db.close();
   process.exit(0);
 } else {

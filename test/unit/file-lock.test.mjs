@@ -1,6 +1,7 @@
-// Storage 'file' (Node): one connection at a time has a database file,
-// across connections and processes (js/file-lock.js), and the defaults a
-// Node user expects (paths, the default storage, where temp files go).
+// Storage 'file' (Node): connections take turns per transaction, across
+// connections and processes (js/file-tx-lock.js over js/file-lock.js's
+// lock files), a crashed holder's locks are taken over, and the defaults
+// a Node user expects (paths, the default storage, where temp files go).
 // Other processes are real ones (child_process, ./file-lock-child.mjs),
 // killed with SIGKILL where a crash is the point.
 //   node --test test/unit/file-lock.test.mjs
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { open } from '../../dist/index.js';
 import { open as openSync } from '../../dist/worker.js';
 import { LOCK_SUFFIX, LOCK_MAGIC } from '../../dist/file-lock.js';
+import { READER_INFIX } from '../../dist/file-tx-lock.js';
 import { TEMP_PREFIX } from '../../dist/file-backend.js';
 import * as C from '../../dist/constants.js';
 
@@ -39,7 +41,12 @@ afterEach(() => {
 // A child process running file-lock-child.mjs; line(re) waits for its next
 // stdout line matching re.
 function child(...args) {
-  const p = spawn(process.execPath, [CHILD, ...args.map(String)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  return spawned1(process.execPath, [CHILD, ...args.map(String)]);
+}
+
+// The same, of any program (argv0 and its arguments).
+function spawned1(argv0, argv) {
+  const p = spawn(argv0, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
   spawned.add(p);
   let buf = '', err = '';
   const lines = [], waiters = [];
@@ -76,30 +83,33 @@ function child(...args) {
 
 const count = (db, sql) => db.query(sql)[0].n;
 
-test('two connections in one process: the second waits lockTimeoutMs, then SQLITE_BUSY naming the holder; nothing is lost', async () => {
-  // Regression: both got write locks (locks lived in each wasm instance);
-  // one COMMIT failed with a disk I/O error and the other's rows were gone.
+// The error of fn(), or null.
+const errorOf = (fn) => { try { fn(); } catch (e) { return e; } return null; };
+
+test('two connections in one process take turns per transaction: reads side by side, one writer, the other SQLITE_BUSY after busyTimeoutMs; each sees the other\'s commits', async () => {
+  // Regression: the second open() waited lockTimeoutMs for the whole life
+  // of the first, then failed with SQLITE_BUSY.
   const dir = freshDir('one-process');
   const a = await openSync('app.db', { storage: 'file', dir });
   a.exec('CREATE TABLE t(x)');
-  const t0 = Date.now();
-  const e = await openSync('app.db', { storage: 'file', dir, lockTimeoutMs: 300 }).then((b) => { b.close(); return null; }, (err) => err);
-  const waited = Date.now() - t0;
-  assert.ok(e, 'the second connection was refused');
-  assert.equal(e.code, C.SQLITE_BUSY, e.message);
-  assert.equal(e.codeName, 'SQLITE_BUSY');
-  assert.match(e.message, new RegExp(`locked by process ${process.pid} on host`));
-  assert.match(e.message, /lockTimeoutMs/);
-  assert.ok(waited >= 250, `it waited (${waited} ms)`);
-  // The main-thread API: the same, then it opens once the first let go.
-  const pending = open(path.join(dir, 'app.db'), { storage: 'file', lockTimeoutMs: 10000 });
-  for (let i = 0; i < 100; i++) a.run('INSERT INTO t VALUES (?)', [i]);
-  await new Promise((r) => setTimeout(r, 100));
-  await a.close();
-  const b = await pending;
-  assert.equal(b.storage, 'file');
-  assert.deepEqual(await b.query('SELECT count(*) AS n FROM t'), [{ n: 100 }], "the first connection's rows are all there");
-  await b.close();
+  const b = await openSync('app.db', { storage: 'file', dir, busyTimeoutMs: 300 });
+  try {
+    a.exec('BEGIN; INSERT INTO t VALUES (1)');
+    assert.equal(count(b, 'SELECT count(*) AS n FROM t'), 0, 'a reader beside an open write transaction sees the last commit');
+    const t0 = Date.now();
+    const e = errorOf(() => b.exec('INSERT INTO t VALUES (2)'));
+    assert.equal(e?.primaryCode, C.SQLITE_BUSY, String(e));
+    assert.ok(Date.now() - t0 >= 250, `it waited busyTimeoutMs (${Date.now() - t0} ms)`);
+    a.exec('COMMIT');
+    b.exec('INSERT INTO t VALUES (2)');
+    assert.deepEqual(a.query('SELECT x FROM t ORDER BY x'), [{ x: 1 }, { x: 2 }], "each sees the other's commit (no stale cache)");
+    // The main-thread API: the same file, side by side.
+    const c = await open(path.join(dir, 'app.db'), { storage: 'file' });
+    assert.deepEqual(await c.query('SELECT count(*) AS n FROM t'), [{ n: 2 }]);
+    await c.exec('INSERT INTO t VALUES (3)');
+    await c.close();
+    assert.equal(count(b, 'SELECT count(*) AS n FROM t'), 3);
+  } finally { await a.close(); await b.close(); }
   assert.deepEqual(fs.readdirSync(dir), ['app.db'], 'no lock or temp file left after close');
 });
 
@@ -117,26 +127,42 @@ test('two processes write in turns: every row of both arrives (no lost write)', 
   } finally { await db.close(); }
 });
 
-test('another process holds the database: open() waits, is SQLITE_BUSY naming it, and opens once it closed', async () => {
+test('another process in a write transaction: reads go on, a write waits busyTimeoutMs, then SQLITE_BUSY; once it commits the write goes through', async () => {
   const dir = freshDir('holder');
   const holder = child(dir, 'h.db', 'hold');
   const pid = Number((await holder.line(/^open \d+$/)).split(' ')[1]);
-  const e = await openSync('h.db', { storage: 'file', dir, lockTimeoutMs: 200 }).then(() => null, (err) => err);
-  assert.equal(e && e.code, C.SQLITE_BUSY, String(e));
-  assert.match(e.message, new RegExp(`locked by process ${pid} on host`));
   const lockFile = fs.readFileSync(path.join(dir, 'h.db' + LOCK_SUFFIX), 'utf8');
   assert.ok(lockFile.startsWith(LOCK_MAGIC) && lockFile.includes(`"pid":${pid}`), lockFile);
-  // An ATTACH of the held database is refused too.
-  const other = await openSync('other.db', { storage: 'file', dir });
-  assert.throws(() => other.exec(`ATTACH '${path.join(dir, 'h.db')}' AS h`), (err) => err.primaryCode === C.SQLITE_BUSY || /locked/.test(err.message));
-  await other.close();
-  const waiting = openSync('h.db', { storage: 'file', dir, lockTimeoutMs: 20000 });
-  holder.stdin.end('close\n');
-  const db = await waiting;
+  const db = await openSync('h.db', { storage: 'file', dir, busyTimeoutMs: 200 });
   try {
-    assert.deepEqual(db.query('SELECT who, n FROM t'), [{ who: 'hold', n: pid }]);
+    assert.equal(count(db, 'SELECT count(*) AS n FROM t'), 0, 'its transaction is not seen');
+    const e = errorOf(() => db.exec("INSERT INTO t VALUES ('me', 1)"));
+    assert.equal(e?.primaryCode, C.SQLITE_BUSY, String(e));
+    // An ATTACH of it: the same.
+    const other = await openSync('other.db', { storage: 'file', dir, busyTimeoutMs: 0 });
+    other.exec(`ATTACH '${path.join(dir, 'h.db')}' AS h`);
+    assert.equal(errorOf(() => other.exec("INSERT INTO h.t VALUES ('other', 1)"))?.primaryCode, C.SQLITE_BUSY);
+    await other.close();
+    holder.stdin.end('commit\n');
+    await holder.line(/^closed$/);
+    db.exec("INSERT INTO t VALUES ('me', 1)");
+    assert.deepEqual(db.query('SELECT who, n FROM t ORDER BY who'), [{ who: 'hold', n: pid }, { who: 'me', n: 1 }]);
   } finally { await db.close(); }
-  await holder.line(/^closed$/);
+  assert.deepEqual(await holder.exited, { code: 0, signal: null });
+});
+
+test("the main-thread API's busyTimeoutMs reaches storage 'file': 0 is SQLITE_BUSY at once while another process writes (not SQLite's default wait, which would outlast the holder)", async () => {
+  const dir = freshDir('busy0');
+  // The holder commits by itself 2 s after it starts (its stdin says so):
+  // this thread, blocked in SQLite's busy wait, could not tell it to.
+  const holder = spawned1('sh', ['-c', '(sleep 2; echo commit) | "$0" "$@"', process.execPath, CHILD, dir, 'b.db', 'hold']);
+  await holder.line(/^open \d+$/);
+  const db = await open('b.db', { storage: 'file', dir, busyTimeoutMs: 0 });
+  try {
+    const e = await db.run("INSERT INTO t VALUES ('me', 1)").then(() => null, (err) => err);
+    assert.equal(e?.code, C.SQLITE_BUSY, `expected SQLITE_BUSY at once, got ${e ? String(e) : 'success'}`);
+    await holder.line(/^closed$/);
+  } finally { await db.close(); }
   assert.deepEqual(await holder.exited, { code: 0, signal: null });
 });
 
@@ -148,11 +174,14 @@ test('a crashed holder (SIGKILL mid-transaction): its lock is taken over, its co
   assert.ok(before.includes('c.db-journal'), `a hot journal: ${before}`);
   k.kill('SIGKILL');
   assert.deepEqual(await k.exited, { code: null, signal: 'SIGKILL' });
-  // A temp file of the dead process, as a crash leaves one (ciphertext whose key died with it).
-  const leftover = path.join(dir, `${TEMP_PREFIX}${pid}-7`);
-  fs.writeFileSync(leftover, 'x'.repeat(4096));
   const deadLock = fs.readFileSync(path.join(dir, 'c.db' + LOCK_SUFFIX), 'utf8');
   assert.ok(deadLock.includes(`"pid":${pid}`), 'the dead process\'s lock is still there');
+  // A temp file of the dead process, as a crash leaves one (ciphertext
+  // whose key died with it), with its owner file (the same owner record).
+  const leftover = path.join(dir, `${TEMP_PREFIX}${pid}-0badcafe-7`);
+  const leftoverOwner = path.join(dir, `${TEMP_PREFIX}${pid}-0badcafe.owner`);
+  fs.writeFileSync(leftover, 'x'.repeat(4096));
+  fs.writeFileSync(leftoverOwner, deadLock);
   // And the staging file of an import it was running, with its lock.
   const staging = path.join(dir, `c.db-tcimport-${'0123456789abcdef'.repeat(2)}`);
   fs.writeFileSync(staging, 'SQLite format 3\0');
@@ -160,20 +189,24 @@ test('a crashed holder (SIGKILL mid-transaction): its lock is taken over, its co
   const keep = path.join(dir, 'c.db-tcimport-notours');
   fs.writeFileSync(keep, 'a file of the user');
   const t0 = Date.now();
-  const db = await openSync('c.db', { storage: 'file', dir, lockTimeoutMs: 30000 });
+  const db = await openSync('c.db', { storage: 'file', dir, busyTimeoutMs: 30000 });
   try {
     assert.ok(Date.now() - t0 < 5000, `taken over at once, not after the wait (${Date.now() - t0} ms)`);
     assert.deepEqual(db.query('SELECT who, n FROM t'), [{ who: 'committed', n: pid }], 'the committed row, and none of the transaction left open');
     assert.deepEqual(db.query('PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
-    assert.ok(fs.readFileSync(path.join(dir, 'c.db' + LOCK_SUFFIX), 'utf8').includes(`"pid":${process.pid}`), 'the lock is ours now');
-    assert.deepEqual(db.files.wipedAtOpen.map((f) => f.file).sort(), [leftover, staging, staging + LOCK_SUFFIX].sort(), 'the dead process\'s temp file and staging file were wiped');
+    db.exec("INSERT INTO t VALUES ('after', 1)");
+    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith('c.db.')), [], 'its locks and reader token taken over and gone');
+    assert.deepEqual(db.files.wipedAtOpen.map((f) => f.file).sort(), [leftover, leftoverOwner, staging, staging + LOCK_SUFFIX].sort(), 'the dead process\'s temp file and staging file were wiped');
     assert.ok(!fs.existsSync(leftover));
   } finally { await db.close(); }
   assert.deepEqual(fs.readdirSync(dir).sort(), ['c.db', 'c.db-tcimport-notours'], 'nothing else left, a file of the user kept');
 });
 
-test('openers racing for a free database and for a dead holder\'s lock: exactly one wins each round', async () => {
+test('writers racing for a free database and for a dead writer\'s lock: exactly one wins each round', async () => {
   const dir = freshDir('race');
+  const made = await openSync('r.db', { storage: 'file', dir });
+  made.exec('CREATE TABLE t(who, n)');
+  await made.close();
   const RACERS = 6;
   const rounds = [];
   for (let round = 0; round < 4; round++) {
@@ -188,7 +221,7 @@ test('openers racing for a free database and for a dead holder\'s lock: exactly 
     const kids = Array.from({ length: RACERS }, () => child(dir, 'r.db', 'race', go));
     await new Promise((r) => setTimeout(r, 300));   // every racer started and polling
     fs.writeFileSync(go, '');
-    // A winner holds the database until every racer has tried.
+    // A winner holds its write transaction until every racer has tried.
     const outcomes = await Promise.all(kids.map((k) => k.line(/^(won|busy)/)));
     for (const k of kids) k.stdin.end();
     for (const k of kids) assert.deepEqual(await k.exited, { code: 0, signal: null }, k.stderrText());
@@ -201,16 +234,20 @@ test('openers racing for a free database and for a dead holder\'s lock: exactly 
   try {
     assert.equal(count(db, "SELECT count(*) AS n FROM t WHERE who = 'race'"), 4, 'one row per round');
   } finally { await db.close(); }
-  assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes(LOCK_SUFFIX)), [], 'no lock, marker or half-made lock file left');
+  assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith('r.db.')), [], 'no lock, token, marker or half-made lock file left');
 });
 
-test('a file where the lock file goes that is no lock is refused, and left as it was', async () => {
+test('a file where the lock file goes that is no lock: a write is refused, reads work, and it is left as it was', async () => {
   const dir = freshDir('not-a-lock');
   const precious = path.join(dir, 'p.db' + LOCK_SUFFIX);
   fs.writeFileSync(precious, 'someone else\'s data');
-  const e = await openSync('p.db', { storage: 'file', dir, lockTimeoutMs: 0 }).then(() => null, (err) => err);
-  assert.equal(e && e.code, C.SQLITE_CANTOPEN, String(e));
-  assert.match(e.message, /not a lock file/);
+  const db = await openSync('p.db', { storage: 'file', dir, busyTimeoutMs: 0 });
+  try {
+    const e = errorOf(() => db.exec('CREATE TABLE t(x)'));
+    assert.equal(e?.primaryCode, C.SQLITE_CANTOPEN, String(e));
+    assert.match(e.message, /not a lock file/);
+    assert.deepEqual(db.query('SELECT 1 AS one'), [{ one: 1 }]);
+  } finally { await db.close(); }
   assert.equal(fs.readFileSync(precious, 'utf8'), 'someone else\'s data');
 });
 
@@ -275,11 +312,12 @@ test('a database opened through symbolic links (of the file and of a directory):
   await made.close();
   const k = child(dir, 'link.db', 'rewrite');
   await k.line(/^ready \d+$/);
-  assert.deepEqual(fs.readdirSync(path.join(dir, 'sub')).sort(), ['real.db', 'real.db-journal', 'real.db' + LOCK_SUFFIX]);
+  const held = fs.readdirSync(path.join(dir, 'sub'));
+  assert.ok(['real.db', 'real.db-journal', 'real.db' + LOCK_SUFFIX].every((f) => held.includes(f)), `the journal and locks next to the real file: ${held}`);
   assert.deepEqual(fs.readdirSync(dir).sort(), ['alias', 'link.db', 'sub'], 'nothing next to the links');
   k.kill('SIGKILL');
   await k.exited;
-  const db = await openSync('sub/real.db', { storage: 'file', dir, lockTimeoutMs: 30000 });
+  const db = await openSync('sub/real.db', { storage: 'file', dir, busyTimeoutMs: 30000 });
   try {
     assert.deepEqual(db.query('PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
     assert.deepEqual(db.query('SELECT who, count(*) AS n FROM t GROUP BY who'), [{ who: 'committed', n: 2000 }], 'the hot journal was rolled back');
@@ -287,26 +325,31 @@ test('a database opened through symbolic links (of the file and of a directory):
   assert.deepEqual(fs.readdirSync(path.join(dir, 'sub')), ['real.db']);
 });
 
-test('a dangling symbolic link: the database is made at its target, under the target\'s lock, so an open by the target\'s name is SQLITE_BUSY; a loop of links is SQLITE_CANTOPEN', async () => {
+test('a dangling symbolic link: the database is made at its target, under the target\'s lock, so a write by the target\'s name is SQLITE_BUSY while one by the link is open; a loop of links is SQLITE_CANTOPEN', async () => {
   // Regression: the lock was link.db's own, SQLite made real.db, and an
   // open('real.db') took another lock: two writers, a commit lost.
   const dir = freshDir('dangling');
   fs.symlinkSync('real.db', path.join(dir, 'link.db'));
   fs.symlinkSync(path.join(dir, 'made', 'later.db'), path.join(dir, 'far.db'));   // absolute, into a missing directory
-  const a = await openSync('link.db', { storage: 'file', dir, lockTimeoutMs: 0 });
-  const far = await openSync('far.db', { storage: 'file', dir, lockTimeoutMs: 0 });
+  const a = await openSync('link.db', { storage: 'file', dir, busyTimeoutMs: 0 });
+  const far = await openSync('far.db', { storage: 'file', dir, busyTimeoutMs: 0 });
   try {
-    a.exec('CREATE TABLE t(x); INSERT INTO t VALUES (1)');
-    far.exec('CREATE TABLE u(y)');
-    assert.deepEqual(fs.readdirSync(dir).sort(), ['far.db', 'link.db', 'made', 'real.db', 'real.db' + LOCK_SUFFIX]);
-    assert.deepEqual(fs.readdirSync(path.join(dir, 'made')).sort(), ['later.db', 'later.db' + LOCK_SUFFIX]);
-    for (const name of ['real.db', path.join(dir, 'link.db'), 'made/later.db']) {
-      const e = await openSync(name, { storage: 'file', dir, lockTimeoutMs: 0 }).then((b) => { b.close(); return null; }, (err) => err);
-      assert.equal(e && e.code, C.SQLITE_BUSY, `${name}: ${e}`);
+    a.exec('CREATE TABLE t(x); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)');
+    far.exec('CREATE TABLE u(y); BEGIN IMMEDIATE');
+    assert.deepEqual(fs.readdirSync(dir).filter((f) => !f.startsWith('real.db' + READER_INFIX)).sort(), ['far.db', 'link.db', 'made', 'real.db', 'real.db-journal', 'real.db' + LOCK_SUFFIX]);
+    assert.ok(fs.readdirSync(path.join(dir, 'made')).includes('later.db' + LOCK_SUFFIX));
+    for (const [name, table] of [['real.db', 't'], [path.join(dir, 'link.db'), 't'], ['made/later.db', 'u']]) {
+      const b = await openSync(name, { storage: 'file', dir, busyTimeoutMs: 0 });
+      try {
+        assert.equal(errorOf(() => b.exec(`INSERT INTO ${table} VALUES (2)`))?.primaryCode, C.SQLITE_BUSY, name);
+      } finally { await b.close(); }
     }
-    const other = await openSync('other.db', { storage: 'file', dir });
-    assert.throws(() => other.exec("ATTACH 'real.db' AS r"), (err) => err.primaryCode === C.SQLITE_BUSY || /locked/.test(err.message));
+    const other = await openSync('other.db', { storage: 'file', dir, busyTimeoutMs: 0 });
+    other.exec("ATTACH 'real.db' AS r");
+    assert.equal(errorOf(() => other.exec('INSERT INTO r.t VALUES (3)'))?.primaryCode, C.SQLITE_BUSY);
     await other.close();
+    a.exec('COMMIT');
+    far.exec('COMMIT');
   } finally { await a.close(); await far.close(); }
   fs.symlinkSync('loop2.db', path.join(dir, 'loop1.db'));
   fs.symlinkSync('loop1.db', path.join(dir, 'loop2.db'));
@@ -329,18 +372,81 @@ test('a worker thread that held a database and ended without closing it (termina
       assert.ok(fs.existsSync(path.join(dir, 'w.db-journal')), 'a hot journal');
       if (!crash) {
         // Alive: never taken over.
-        const e = await openSync('w.db', { storage: 'file', dir, lockTimeoutMs: 200 }).then((b) => { b.close(); return null; }, (err) => err);
-        assert.equal(e && e.code, C.SQLITE_BUSY, String(e));
-        assert.match(e.message, new RegExp(`locked by process ${process.pid} on host [^,]+, worker thread \\d+ .*a live worker thread of this process`));
+        const b = await openSync('w.db', { storage: 'file', dir, busyTimeoutMs: 200 });
+        try {
+          assert.equal(errorOf(() => b.exec("INSERT INTO t VALUES ('other', 0)"))?.primaryCode, C.SQLITE_BUSY);
+        } finally { await b.close(); }
       } else {
         assert.match(String((await died)?.message), /dies with its database open/);
       }
     } finally { await w.terminate(); }
-    const db = await openSync('w.db', { storage: 'file', dir, lockTimeoutMs: 0 });
+    const db = await openSync('w.db', { storage: 'file', dir, busyTimeoutMs: 0 });
     try {
       assert.deepEqual(db.query('PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
       assert.deepEqual(db.query("SELECT count(*) AS n FROM t WHERE who = 'uncommitted'"), [{ n: 0 }], 'rolled back');
       assert.equal(count(db, "SELECT count(*) AS n FROM t WHERE who = 'committed'"), crash ? 2 : 1);
     } finally { await db.close(); }
   }
+});
+
+// The state of process pid (/proc/<pid>/stat), or null when it is gone.
+function procState(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0];
+  } catch { return null; }
+}
+
+test('a holder killed with SIGKILL and not reaped (a zombie, as under a PID 1 that reaps nothing) counts as gone: its lock is taken over at once', async (t) => {
+  // Regression: kill(pid, 0) answers for a zombie, so every open() was
+  // SQLITE_BUSY until its parent reaped it.
+  if (!fs.existsSync('/proc/self/stat')) return t.skip('no /proc: a zombie cannot be told from a live process here');
+  const dir = freshDir('zombie');
+  // The parent is a shell that execs sleep, which never reaps the child.
+  const parent = spawned1('sh', ['-c', '"$@" & exec sleep 600', 'sh', process.execPath, CHILD, dir, 'z.db', 'crash', 10]);
+  const pid = Number((await parent.line(/^ready \d+$/)).split(' ')[1]);
+  process.kill(pid, 'SIGKILL');
+  for (let i = 0; i < 500 && procState(pid) !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(procState(pid), 'Z', 'the killed child is a zombie, not reaped');
+  const db = await openSync('z.db', { storage: 'file', dir, busyTimeoutMs: 3000 });
+  try {
+    const t0 = Date.now();
+    db.exec("INSERT INTO t VALUES ('after', 0)");
+    assert.ok(Date.now() - t0 < 2500, `its write lock taken over at once, not after the wait (${Date.now() - t0} ms)`);
+    assert.deepEqual(db.query('SELECT who, n FROM t'), [{ who: 'committed', n: pid }, { who: 'after', n: 0 }], 'its transaction rolled back');
+  } finally { await db.close(); }
+  assert.equal(procState(pid), 'Z', 'still a zombie throughout');
+});
+
+test('leftover temp files are removed only when their owner is dead for sure (the owner check of locks): a live owner in another pid namespace keeps them', async () => {
+  // Regression: any temp file whose pid did not answer here was removed,
+  // a live process's in another container sharing the directory too.
+  const dir = freshDir('temp-owners');
+  const lock = (owner) => LOCK_MAGIC + JSON.stringify({ since: 'then', nonce: 'n'.repeat(32), ...owner }) + '\n';
+  // This process's owner record, as its lock file names it.
+  const probe = await openSync('probe.db', { storage: 'file', dir });
+  probe.exec('BEGIN IMMEDIATE');
+  const me = JSON.parse(fs.readFileSync(path.join(dir, 'probe.db' + LOCK_SUFFIX), 'utf8').slice(LOCK_MAGIC.length));
+  probe.exec('ROLLBACK');
+  await probe.close();
+  const NOPID = 4194304 + 1;   // above pid_max: no such process here
+  const files = {
+    // Another container: its pid does not answer here, but it may live there.
+    otherNs: [`${TEMP_PREFIX}${NOPID}-aaaaaaaa-1`, `${TEMP_PREFIX}${NOPID}-aaaaaaaa.owner`, { ...me, pid: NOPID, pidns: 'pid:[1]' }],
+    otherHost: [`${TEMP_PREFIX}${NOPID}-bbbbbbbb-1`, `${TEMP_PREFIX}${NOPID}-bbbbbbbb.owner`, { ...me, pid: NOPID, host: 'elsewhere' }],
+    // This host and namespace, its pid gone: dead for sure.
+    dead: [`${TEMP_PREFIX}${NOPID}-cccccccc-1`, `${TEMP_PREFIX}${NOPID}-cccccccc.owner`, { ...me, pid: NOPID }],
+  };
+  for (const [temp, owner, rec] of Object.values(files)) {
+    fs.writeFileSync(path.join(dir, temp), 'x'.repeat(100));
+    fs.writeFileSync(path.join(dir, owner), lock(rec));
+  }
+  // One without an owner file (no owner to check): kept.
+  fs.writeFileSync(path.join(dir, `${TEMP_PREFIX}${NOPID}-7`), 'y');
+  const db = await openSync('t.db', { storage: 'file', dir });
+  try {
+    assert.deepEqual(db.files.wipedAtOpen.map((f) => path.basename(f.file)).sort(), [files.dead[0], files.dead[1]].sort());
+  } finally { await db.close(); }
+  assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith(TEMP_PREFIX)).sort(),
+    [files.otherNs[0], files.otherNs[1], files.otherHost[0], files.otherHost[1], `${TEMP_PREFIX}${NOPID}-7`].sort());
 });

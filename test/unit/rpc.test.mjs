@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open } from '../../dist/index.js';
+import { open as openSync } from '../../dist/worker.js';
 import { createDispatcher } from '../../dist/tabs.js';
 import { SqliteError, toWire, fromWire } from '../../dist/errors.js';
 import * as C from '../../dist/constants.js';
@@ -85,15 +86,19 @@ test("an error's message is said once: the cause holds only the failure undernea
   assert.ok(mk instanceof SqliteError && mk.code === C.SQLITE_CANTOPEN, String(mk));
   noRepeat(mk, 'mkdir');
   assert.equal(mk.cause?.code, 'ENOTDIR');
-  // A lock held: nothing underneath, no cause.
-  const held = await open('held.db', { storage: 'file', dir });
+  // A write lock held by another connection: nothing underneath, no cause.
+  const held = await openSync('held.db', { storage: 'file', dir });
+  held.exec('CREATE TABLE t(x); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)');
+  const other = await open('held.db', { storage: 'file', dir, busyTimeoutMs: 0 });
   try {
-    const busy = await open('held.db', { storage: 'file', dir, lockTimeoutMs: 10 }).then(() => null, (err) => err);
+    const busy = await other.run('INSERT INTO t VALUES (2)').then(() => null, (err) => err);
     assert.ok(busy instanceof SqliteError && busy.code === C.SQLITE_BUSY, String(busy));
-    assert.match(busy.message, /is locked by/);
+    assert.match(busy.message, /locked/);
     noRepeat(busy, 'lock');
     assert.equal(busy.cause, undefined);
   } finally {
+    await other.close();
+    held.exec('ROLLBACK');
     await held.close();
   }
   fs.rmSync(dir, { recursive: true, force: true });

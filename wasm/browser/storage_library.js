@@ -110,7 +110,9 @@ mergeInto(LibraryManager.library, {
     try {
       var h = STORAGE.backend.xOpen(name, flags);
       STORAGE.files.set(fileId, h);
-      if (pOutFlags) HEAP32[pOutFlags >> 2] = flags;
+      // A file the backend could open read-only only: SQLite treats it so.
+      var C = STORAGE.C;
+      if (pOutFlags) HEAP32[pOutFlags >> 2] = h.readOnly ? (flags & ~(C.SQLITE_OPEN_READWRITE | C.SQLITE_OPEN_CREATE)) | C.SQLITE_OPEN_READONLY : flags;
       STORAGE.notify(STORAGE.event('open', h, fileId));
       return 0;
     } catch (e) {
@@ -263,5 +265,43 @@ mergeInto(LibraryManager.library, {
 
   storage_js_now: function() {
     return Date.now();
+  },
+
+  // Locks and sleep, for a backend that keeps locks other processes see
+  // (xLock and the rest are optional in the contract).
+  storage_js_lock__deps: ['$STORAGE'],
+  storage_js_lock: function(fileId, eLock) {
+    if (!STORAGE.backend.xLock) return -1;
+    try {
+      return STORAGE.backend.xLock(STORAGE.files.get(fileId), eLock) ? 0 : STORAGE.C.SQLITE_BUSY;
+    } catch (e) {
+      return STORAGE.fail(e, STORAGE.C.SQLITE_IOERR_LOCK);
+    }
+  },
+
+  storage_js_unlock__deps: ['$STORAGE'],
+  storage_js_unlock: function(fileId, eLock) {
+    try {
+      STORAGE.backend.xUnlock(STORAGE.files.get(fileId), eLock);
+      return 0;
+    } catch (e) {
+      return STORAGE.fail(e, STORAGE.C.SQLITE_IOERR_UNLOCK);
+    }
+  },
+
+  storage_js_check_reserved__deps: ['$STORAGE'],
+  storage_js_check_reserved: function(fileId) {
+    try {
+      return STORAGE.backend.xCheckReservedLock(STORAGE.files.get(fileId)) ? 1 : 0;
+    } catch (e) {
+      STORAGE.fail(e, STORAGE.C.SQLITE_IOERR_CHECKRESERVEDLOCK);
+      return -1;
+    }
+  },
+
+  storage_js_sleep__deps: ['$STORAGE'],
+  storage_js_sleep: function(us) {
+    if (STORAGE.backend && STORAGE.backend.xSleep) STORAGE.backend.xSleep(us);
+    return us;
   },
 });

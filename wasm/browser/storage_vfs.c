@@ -1,8 +1,10 @@
 /*
 ** The "storage" VFS: every I/O method forwards to the JS storage bridge
-** (see storage_vfs.h).  Locking is done here, in memory: a storage backend
-** belongs to one wasm instance (OPFS access handles are exclusive), so the
-** only other connections that can touch a file live in this same instance.
+** (see storage_vfs.h).  Locking goes to the backend when it keeps locks
+** (storage 'file': other processes share the files); else it is done
+** here, in memory: such a backend belongs to one wasm instance (OPFS
+** access handles are exclusive), so the only other connections that can
+** touch a file live in this same instance.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +29,8 @@ struct StorageFile {
   sqlite3_file base;
   int eLock;          /* SQLITE_LOCK_* held by this connection */
   int flags;          /* open flags */
-  StorageLock *pLock;    /* NULL for files without a name */
+  int bJsLock;        /* locks are the backend's (storage_js_lock) */
+  StorageLock *pLock;    /* NULL for files without a name, or with bJsLock */
 };
 
 static StorageLock *lockFind(const char *zName){
@@ -99,6 +102,11 @@ static int storageLock(sqlite3_file *pFile, int eLock){
   StorageFile *p = (StorageFile*)pFile;
   StorageLock *l = p->pLock;
   if( p->eLock>=eLock ) return SQLITE_OK;
+  if( p->bJsLock ){
+    int rc = storage_js_lock((int)(size_t)pFile, eLock);
+    if( rc==SQLITE_OK ) p->eLock = eLock;
+    return rc;
+  }
   if( l==0 ){ p->eLock = eLock; return SQLITE_OK; }
   switch( eLock ){
     case SQLITE_LOCK_SHARED:
@@ -128,6 +136,11 @@ static int storageLock(sqlite3_file *pFile, int eLock){
 static int storageUnlock(sqlite3_file *pFile, int eLock){
   StorageFile *p = (StorageFile*)pFile;
   StorageLock *l = p->pLock;
+  if( p->bJsLock ){
+    /* Always: a PENDING taken by a busy EXCLUSIVE is the backend's to drop. */
+    if( p->eLock>eLock ) p->eLock = eLock;
+    return storage_js_unlock((int)(size_t)pFile, eLock);
+  }
   if( p->eLock<=eLock ) return SQLITE_OK;
   if( l ){
     if( p->eLock==SQLITE_LOCK_EXCLUSIVE ) l->nExclusive = 0;
@@ -141,6 +154,12 @@ static int storageUnlock(sqlite3_file *pFile, int eLock){
 
 static int storageCheckReservedLock(sqlite3_file *pFile, int *pResOut){
   StorageFile *p = (StorageFile*)pFile;
+  if( p->bJsLock ){
+    int r = storage_js_check_reserved((int)(size_t)pFile);
+    if( r<0 ){ *pResOut = 0; return SQLITE_IOERR_CHECKRESERVEDLOCK; }
+    *pResOut = r;
+    return SQLITE_OK;
+  }
   *pResOut = p->pLock ? p->pLock->nReserved : 0;
   return SQLITE_OK;
 }
@@ -189,6 +208,12 @@ static int storageOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile
     return rc;
   }
   if( pOutFlags ) *pOutFlags = outFlags;
+  if( p->pLock && storage_js_lock((int)(size_t)pFile, SQLITE_LOCK_NONE)!=-1 ){
+    /* The backend keeps the locks: none in memory. */
+    lockRelease(p->pLock);
+    p->pLock = 0;
+    p->bJsLock = 1;
+  }
   p->base.pMethods = &storageIoMethods;
   return SQLITE_OK;
 }
@@ -222,9 +247,12 @@ static int storageRandomness(sqlite3_vfs *pVfs, int nByte, char *zOut){
   return nByte;
 }
 
+/* A backend that keeps locks other processes hold (storage 'file') blocks
+** here, so that SQLite's busy handler waits for them; else it returns at
+** once (a browser's main thread cannot block; SQLite only retries). */
 static int storageSleep(sqlite3_vfs *pVfs, int microseconds){
   (void)pVfs;
-  return microseconds;   /* a Worker cannot block; SQLite only retries */
+  return storage_js_sleep(microseconds);
 }
 
 static int storageCurrentTimeInt64(sqlite3_vfs *pVfs, sqlite3_int64 *pNow){

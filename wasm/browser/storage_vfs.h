@@ -32,5 +32,12 @@ int storage_js_full_pathname(const char *zName, int nOut, char *zOut);
 int storage_js_last_error(char *zBuf, int nBuf);      /* xGetLastError */
 int storage_js_random(void *pBuf, int n);             /* 0, or -1 */
 double storage_js_now(void);                          /* ms since the epoch */
+/* Locks kept by the backend (storage 'file': other processes see them).
+** storage_js_lock: SQLITE_OK, SQLITE_BUSY, an error, or -1 when the
+** backend keeps none (the VFS keeps them in memory then). */
+int storage_js_lock(int fileId, int eLock);
+int storage_js_unlock(int fileId, int eLock);
+int storage_js_check_reserved(int fileId);            /* 0, 1; <0: error */
+int storage_js_sleep(int microseconds);               /* microseconds slept */
 
 #endif
