@@ -142,7 +142,7 @@ test-api-node: browser $(API_FIXTURE)
 	node --import ./test/api/lowest-peers.mjs test/api/orm-node.mjs
 	node --import ./test/api/lowest-peers.mjs test/api/orm-diff.mjs --seeds 10
 	node test/api/migration-race.mjs
-	MIGRATION_ROUNDS=2 node --import ./test/api/lowest-peers.mjs test/api/migration-race.mjs
+	MIGRATION_ROUNDS=4 node --import ./test/api/lowest-peers.mjs test/api/migration-race.mjs
 
 TEST_TARGETS += test-api-node
 

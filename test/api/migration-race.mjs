@@ -19,8 +19,11 @@ import { fileURLToPath } from 'node:url';
 import { open } from '../../dist/index.js';
 import { SqliteTempcryptDialect } from '../../dist/kysely.js';
 import { drizzle, migrate } from '../../dist/drizzle.js';
-import { Kysely, sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
+import * as kyselyMain from 'kysely';
+
+const { Kysely, sql } = kyselyMain;
+// Kysely's Migrator: in 'kysely' up to 0.28, in 'kysely/migration' since 0.29.
+const { Migrator } = kyselyMain.Migrator ? kyselyMain : await import('kysely/migration');
 import { round, runMigrator, checkMigrated, allowed, drizzleMigrations } from './migration-race.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
