@@ -1,0 +1,251 @@
+/*
+** Write-behind and read-ahead for the temp files of the "storage" VFS.
+**
+** Every storage call crosses from wasm into JS, and on OPFS a call costs
+** 30-45 us whatever its size, so temp-file time follows the number of
+** calls.  tempcrypt writes and reads one block (a page plus its 8-byte
+** counter) per call; these buffers turn the sorter's appends and its
+** merge's sequential reads into calls of up to STORAGE_WBUF and
+** STORAGE_RBUF bytes.  Only files without a name get them (SQLite's temp
+** files, which no other connection can open and which the backend deletes
+** on close); named files (database, journal, WAL) go straight through.
+**
+** Write-behind: one buffer of STORAGE_WBUF bytes holds a contiguous range
+** [iW, iW+nW) not yet written.  A write inside or right after that range
+** is copied in; any other write first flushes it.  If a flush fails, the
+** writes it carried were already reported as done, so the file keeps
+** that error: every later read, write, truncate, sync and size of it
+** fails with it (SQLite then abandons the temp file; nothing is ever
+** read back that was not written).  Closing drops what is buffered: the
+** file is deleted then anyway.
+**
+** Read-ahead: STORAGE_NSLOT windows of STORAGE_RBUF bytes.  A read that a
+** window holds is copied from it.  A read that starts where an earlier
+** read ended (a window's, or one of the last STORAGE_NSEQ direct reads)
+** is sequential: it refills that window (or the least recently used one)
+** from its offset.  Any other read goes straight to storage.  So random
+** page reads (the b-trees of DISTINCT, a temp table) cost what they did,
+** and the sorter's merge, which reads up to 16 runs of one file in turn,
+** reads each run a window at a time.  Writes patch the windows they
+** overlap, and a window's bytes are overlaid with the write-behind range,
+** so a read always sees the latest write.
+**
+** The size is kept here (the file is this connection's alone): xFileSize
+** makes no call.  Buffers are allocated at a file's first write and its
+** first sequential read, never per call; an allocation failure only means
+** no buffering for that call.
+*/
+#include <string.h>
+#include "storage_vfs.h"
+
+#ifndef STORAGE_WBUF
+# define STORAGE_WBUF  (1<<20)     /* write-behind bytes per temp file */
+#endif
+#ifndef STORAGE_RBUF
+# define STORAGE_RBUF  (256<<10)   /* bytes per read-ahead window */
+#endif
+#define STORAGE_NSLOT 16           /* windows: SQLite's sorter merges 16 runs */
+#define STORAGE_NSEQ  4            /* direct reads remembered as stream starts */
+
+typedef sqlite3_int64 i64;
+typedef unsigned char u8;
+
+typedef struct StorageWindow StorageWindow;
+struct StorageWindow {
+  u8 *a;            /* STORAGE_RBUF bytes, or NULL until first used */
+  i64 iOfst;        /* file offset of a[0] */
+  int n;            /* valid bytes in a[] (0: empty) */
+  i64 iNext;        /* where the last read served from here ended */
+  unsigned iUsed;   /* clock of the last use, for LRU */
+};
+
+struct StorageBuf {
+  int fileId;
+  int rcSticky;     /* a deferred write failed: every later call fails */
+  i64 iSize;        /* the file's size, buffered bytes included */
+  u8 *aW;           /* write-behind buffer, STORAGE_WBUF bytes, or NULL */
+  i64 iW;           /* file offset of aW[0] */
+  int nW;           /* bytes of aW not yet written */
+  unsigned iClock;
+  i64 aSeq[STORAGE_NSEQ];   /* ends of recent direct reads (-1: none) */
+  int iSeq;
+  StorageWindow aWin[STORAGE_NSLOT];
+};
+
+/* Copy the part of src (n bytes at file offset iSrc) that overlaps dst
+** (nDst bytes at iDst) into dst. */
+static void overlay(u8 *dst, i64 iDst, int nDst, const u8 *src, i64 iSrc, int n){
+  i64 lo = iDst>iSrc ? iDst : iSrc;
+  i64 hi = iDst+nDst<iSrc+n ? iDst+nDst : iSrc+n;
+  if( lo<hi ) memcpy(dst + (lo-iDst), src + (lo-iSrc), (size_t)(hi-lo));
+}
+
+int storageBufOpen(StorageBuf **pp, int fileId){
+  StorageBuf *p;
+  double d;
+  int i;
+  *pp = 0;
+  d = storage_js_size(fileId);
+  if( d<0 ) return SQLITE_IOERR_FSTAT;
+  p = sqlite3_malloc64(sizeof(*p));
+  if( p==0 ) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->fileId = fileId;
+  p->iSize = (i64)d;
+  for(i=0; i<STORAGE_NSEQ; i++) p->aSeq[i] = -1;
+  for(i=0; i<STORAGE_NSLOT; i++) p->aWin[i].iNext = -1;
+  *pp = p;
+  return SQLITE_OK;
+}
+
+/* Write the buffered range; on failure the file keeps the error. */
+static int bufFlush(StorageBuf *p){
+  int rc;
+  if( p->nW==0 ) return SQLITE_OK;
+  rc = storage_js_write(p->fileId, p->aW, p->nW, (double)p->iW);
+  p->nW = 0;
+  if( rc!=SQLITE_OK ) p->rcSticky = rc;
+  return rc;
+}
+
+/* Fill window w with up to STORAGE_RBUF bytes from iOfst (not past the
+** end of the file), the write-behind range laid over them. */
+static int bufFill(StorageBuf *p, StorageWindow *w, i64 iOfst){
+  i64 nAvail = p->iSize - iOfst;
+  int n = nAvail<STORAGE_RBUF ? (int)nAvail : STORAGE_RBUF;
+  int rc = storage_js_read(p->fileId, w->a, n, (double)iOfst);
+  w->n = 0;
+  /* Short: the rest is in the write-behind range, or a hole (zeros). */
+  if( rc!=SQLITE_OK && rc!=SQLITE_IOERR_SHORT_READ ) return rc;
+  if( p->nW ) overlay(w->a, iOfst, n, p->aW, p->iW, p->nW);
+  w->iOfst = iOfst;
+  w->n = n;
+  return SQLITE_OK;
+}
+
+static StorageWindow *bufLru(StorageBuf *p){
+  StorageWindow *w = &p->aWin[0];
+  int i;
+  for(i=1; i<STORAGE_NSLOT; i++){
+    if( p->aWin[i].iUsed<w->iUsed ) w = &p->aWin[i];
+  }
+  return w;
+}
+
+int storageBufRead(StorageBuf *p, void *pBuf, int iAmt, i64 iOfst){
+  u8 *z = (u8*)pBuf;
+  StorageWindow *w = 0;
+  int i, n, rc;
+  if( p->rcSticky ) return p->rcSticky;
+  n = iOfst>=p->iSize ? 0 : (p->iSize-iOfst<iAmt ? (int)(p->iSize-iOfst) : iAmt);
+  if( n>0 ){
+    for(i=0; i<STORAGE_NSLOT; i++){
+      StorageWindow *x = &p->aWin[i];
+      if( x->n>0 && iOfst>=x->iOfst && iOfst+n<=x->iOfst+x->n ){ w = x; break; }
+    }
+    if( w==0 && n<STORAGE_RBUF ){
+      /* Sequential?  A window whose last read ended here, or a direct one. */
+      for(i=0; i<STORAGE_NSLOT && p->aWin[i].iNext!=iOfst; i++){}
+      if( i<STORAGE_NSLOT ){
+        w = &p->aWin[i];
+      }else{
+        for(i=0; i<STORAGE_NSEQ && p->aSeq[i]!=iOfst; i++){}
+        if( i<STORAGE_NSEQ ){ p->aSeq[i] = -1; w = bufLru(p); }
+      }
+      if( w && w->a==0 && (w->a = sqlite3_malloc(STORAGE_RBUF))==0 ) w = 0;
+      if( w ){
+        rc = bufFill(p, w, iOfst);
+        if( rc!=SQLITE_OK ) return rc;
+      }
+    }
+    if( w ){
+      memcpy(z, w->a + (iOfst-w->iOfst), (size_t)n);
+      w->iNext = iOfst+iAmt;
+      w->iUsed = ++p->iClock;
+    }else{
+      rc = storage_js_read(p->fileId, z, n, (double)iOfst);
+      if( rc!=SQLITE_OK && rc!=SQLITE_IOERR_SHORT_READ ) return rc;
+      if( p->nW ) overlay(z, iOfst, n, p->aW, p->iW, p->nW);
+      p->aSeq[p->iSeq] = iOfst+iAmt;
+      p->iSeq = (p->iSeq+1) % STORAGE_NSEQ;
+    }
+  }
+  if( n<iAmt ){
+    memset(z+n, 0, (size_t)(iAmt-n));
+    return SQLITE_IOERR_SHORT_READ;
+  }
+  return SQLITE_OK;
+}
+
+int storageBufWrite(StorageBuf *p, const void *pBuf, int iAmt, i64 iOfst){
+  const u8 *z = (const u8*)pBuf;
+  int i, rc;
+  if( p->rcSticky ) return p->rcSticky;
+  for(i=0; i<STORAGE_NSLOT; i++){
+    StorageWindow *w = &p->aWin[i];
+    if( w->n>0 ) overlay(w->a, w->iOfst, w->n, z, iOfst, iAmt);
+  }
+  if( p->nW>0 && iOfst>=p->iW && iOfst<=p->iW+p->nW
+   && iOfst+iAmt-p->iW<=STORAGE_WBUF ){
+    int iEnd = (int)(iOfst+iAmt-p->iW);
+    memcpy(p->aW + (iOfst-p->iW), z, (size_t)iAmt);
+    if( iEnd>p->nW ) p->nW = iEnd;
+  }else{
+    rc = bufFlush(p);
+    if( rc!=SQLITE_OK ) return rc;
+    if( p->aW==0 && iAmt<STORAGE_WBUF ) p->aW = sqlite3_malloc(STORAGE_WBUF);
+    if( p->aW && iAmt<STORAGE_WBUF ){
+      memcpy(p->aW, z, (size_t)iAmt);
+      p->iW = iOfst;
+      p->nW = iAmt;
+    }else{
+      rc = storage_js_write(p->fileId, z, iAmt, (double)iOfst);
+          if( rc!=SQLITE_OK ) return rc;
+    }
+  }
+  if( iOfst+iAmt>p->iSize ) p->iSize = iOfst+iAmt;
+  return SQLITE_OK;
+}
+
+int storageBufTruncate(StorageBuf *p, i64 size){
+  int i, rc, bDropped = 0;
+  if( p->rcSticky ) return p->rcSticky;
+  if( p->nW>0 && size<p->iW+p->nW ){
+    bDropped = 1;
+    p->nW = size<=p->iW ? 0 : (int)(size-p->iW);
+  }
+  for(i=0; i<STORAGE_NSLOT; i++){
+    StorageWindow *w = &p->aWin[i];
+    if( w->n>0 && w->iOfst+w->n>size ) w->n = size<=w->iOfst ? 0 : (int)(size-w->iOfst);
+  }
+  rc = storage_js_truncate(p->fileId, (double)size);
+  if( rc!=SQLITE_OK ){
+    /* Dropped bytes were reported written and the file still has its
+    ** old size: it cannot be trusted any more. */
+    if( bDropped ) p->rcSticky = rc;
+    return rc;
+  }
+  p->iSize = size;
+  return SQLITE_OK;
+}
+
+int storageBufSync(StorageBuf *p, int flags){
+  int rc;
+  if( p->rcSticky ) return p->rcSticky;
+  rc = bufFlush(p);
+  return rc==SQLITE_OK ? storage_js_sync(p->fileId, flags) : rc;
+}
+
+int storageBufSize(StorageBuf *p, i64 *pSize){
+  if( p->rcSticky ){ *pSize = 0; return SQLITE_IOERR_FSTAT; }
+  *pSize = p->iSize;
+  return SQLITE_OK;
+}
+
+void storageBufClose(StorageBuf *p){
+  int i;
+  if( p==0 ) return;
+  for(i=0; i<STORAGE_NSLOT; i++) sqlite3_free(p->aWin[i].a);
+  sqlite3_free(p->aW);
+  sqlite3_free(p);
+}
