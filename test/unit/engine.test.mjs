@@ -109,7 +109,10 @@ describe('the bridge: a storage failure becomes an SQLite code and the cause of 
 });
 
 // A sort that spills: about 12 MiB of keys past a 1 MiB sorter run (main's
-// cache), so several runs are written and merged back from one temp file.
+// cache; the memory tier off, so the runs are SQLite's own), so several runs
+// are written and merged back from one temp file.
+// Its result, the same for every build and budget.
+const expectedSort = 399827473948;
 const SPILLING_SORT = {
   setup: `PRAGMA cache_size=-1000; CREATE TABLE s(k, v);
     INSERT INTO s WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 40000)
@@ -118,12 +121,11 @@ const SPILLING_SORT = {
 };
 
 describe('temp files in the storage: write-behind and read-ahead (wasm/browser/storage_buf.c)', () => {
-  let expected;
+  const expected = expectedSort;
   // An engine over `backend` with the memory tier off: every temp byte
   // goes to the storage.
   async function sorter(backend, name) {
-    const eng = await createEngine(backend);
-    eng.tempcrypt.budget(0);
+    const eng = await createEngine(backend, { tempBudget: 0 });
     const db = eng.open(name);
     db.exec(SPILLING_SORT.setup);
     return db;
@@ -136,7 +138,7 @@ describe('temp files in the storage: write-behind and read-ahead (wasm/browser/s
       xRead(h, buf, off) { if (h.temp) { calls.read++; calls.rbytes += buf.length; } return super.xRead(h, buf, off); }
     }
     const db = await sorter(new Counting(), 'calls.db');
-    expected = db.query(SPILLING_SORT.sql)[0].h;
+    assert.equal(db.query(SPILLING_SORT.sql)[0].h, expectedSort);
     db.close();
     const kib = (b, n) => Math.round(b / Math.max(n, 1) / 1024);
     const what = `${calls.write} writes of ${kib(calls.wbytes, calls.write)} KiB, ${calls.read} reads of ${kib(calls.rbytes, calls.read)} KiB on average`;
@@ -345,6 +347,23 @@ describe('the memory tier: tempBudget, tempcrypt.budget(), its statistics', () =
       assert.ok(s.nMemPeak === 0 && s.nMemBytes === 0 && s.nSpilled >= 1000000, JSON.stringify(s));
       assert.ok(s.nPhysicalWrite > s.nSpilled, 'blocks went down with their counters');
     } finally { await db.close(); }
+  });
+
+  test("the sorter's runs are as large as the budget given at open (one run: no temp file)", async () => {
+    // 4096-byte pages and a 1 MiB cache: SQLite's own runs are 1 MiB
+    // (250 pages, at least the cache), so 12 MiB of keys make 12 runs.
+    const written = async (tempBudget) => {
+      const db = await openSync(`runs-${tempBudget}.db`, { storage: 'memory', tempBudget });
+      try {
+        db.exec(`PRAGMA page_size=4096; ${SPILLING_SORT.setup}`);
+        db.tempcrypt.stats(true);
+        assert.equal(db.query(SPILLING_SORT.sql)[0].h, expectedSort);
+        return db.tempcrypt.stats().nLogicalWrite;
+      } finally { await db.close(); }
+    };
+    const [tier0, tier32] = [await written(0), await written(32 << 20)];
+    assert.ok(tier0 >= 10 << 20, `budget 0: ${tier0} bytes of runs`);
+    assert.equal(tier32, 0, 'budget 32 MiB: the sort is one run, in memory');
   });
 
   test('a small budget: the temp file spills part-way, the memory tier stays within the budget', async () => {
