@@ -19,16 +19,19 @@
 ** read back that was not written).  Closing drops what is buffered: the
 ** file is deleted then anyway.
 **
-** Read-ahead: STORAGE_NSLOT windows of STORAGE_RBUF bytes.  A read that a
-** window holds is copied from it.  A read that starts where an earlier
-** read ended (a window's, or one of the last STORAGE_NSEQ direct reads)
-** is sequential: it refills that window (or the least recently used one)
-** from its offset.  Any other read goes straight to storage.  So random
-** page reads (the b-trees of DISTINCT, a temp table) cost what they did,
-** and the sorter's merge, which reads up to 16 runs of one file in turn,
-** reads each run a window at a time.  Writes patch the windows they
-** overlap, and a window's bytes are overlaid with the write-behind range,
-** so a read always sees the latest write.
+** Read-ahead: STORAGE_NSLOT windows of up to STORAGE_RBUF bytes, each
+** following one stream of reads.  A read that a window holds is copied
+** from it.  A read that starts where a window's stream last read is
+** sequential: it refills that window from its offset, reading twice what
+** the last refill did (from STORAGE_RMIN up to STORAGE_RBUF, as an OS's
+** read-ahead ramps up).  Any other read goes straight to storage, and the
+** least recently used window starts following it.  So random page reads
+** (the b-trees of DISTINCT, a temp table) cost what they did; the
+** sorter's merge, which reads its runs of one file in turn, reads each a
+** window at a time; and more streams than windows cost at most a small
+** first refill each, never a full window per block.  Writes patch the
+** windows they overlap, and a window's bytes are overlaid with the
+** write-behind range, so a read always sees the latest write.
 **
 ** The size is kept here (the file is this connection's alone): xFileSize
 ** makes no call.  Buffers are allocated at a file's first write and its
@@ -42,10 +45,10 @@
 # define STORAGE_WBUF  (1<<20)     /* write-behind bytes per temp file */
 #endif
 #ifndef STORAGE_RBUF
-# define STORAGE_RBUF  (256<<10)   /* bytes per read-ahead window */
+# define STORAGE_RBUF  (128<<10)   /* largest read-ahead, bytes per window */
 #endif
-#define STORAGE_NSLOT 16           /* windows: SQLite's sorter merges 16 runs */
-#define STORAGE_NSEQ  4            /* direct reads remembered as stream starts */
+#define STORAGE_RMIN  (16<<10)     /* a stream's first read-ahead */
+#define STORAGE_NSLOT 32           /* windows: streams followed at once */
 
 typedef sqlite3_int64 i64;
 typedef unsigned char u8;
@@ -55,7 +58,8 @@ struct StorageWindow {
   u8 *a;            /* STORAGE_RBUF bytes, or NULL until first used */
   i64 iOfst;        /* file offset of a[0] */
   int n;            /* valid bytes in a[] (0: empty) */
-  i64 iNext;        /* where the last read served from here ended */
+  i64 iNext;        /* where the stream this window follows read last */
+  int nFill;        /* bytes of its last refill (0: none yet) */
   unsigned iUsed;   /* clock of the last use, for LRU */
 };
 
@@ -67,8 +71,6 @@ struct StorageBuf {
   i64 iW;           /* file offset of aW[0] */
   int nW;           /* bytes of aW not yet written */
   unsigned iClock;
-  i64 aSeq[STORAGE_NSEQ];   /* ends of recent direct reads (-1: none) */
-  int iSeq;
   StorageWindow aWin[STORAGE_NSLOT];
 };
 
@@ -92,7 +94,6 @@ int storageBufOpen(StorageBuf **pp, int fileId){
   memset(p, 0, sizeof(*p));
   p->fileId = fileId;
   p->iSize = (i64)d;
-  for(i=0; i<STORAGE_NSEQ; i++) p->aSeq[i] = -1;
   for(i=0; i<STORAGE_NSLOT; i++) p->aWin[i].iNext = -1;
   *pp = p;
   return SQLITE_OK;
@@ -108,11 +109,11 @@ static int bufFlush(StorageBuf *p){
   return rc;
 }
 
-/* Fill window w with up to STORAGE_RBUF bytes from iOfst (not past the
-** end of the file), the write-behind range laid over them. */
+/* Fill window w with w->nFill bytes from iOfst (not past the end of the
+** file), the write-behind range laid over them. */
 static int bufFill(StorageBuf *p, StorageWindow *w, i64 iOfst){
   i64 nAvail = p->iSize - iOfst;
-  int n = nAvail<STORAGE_RBUF ? (int)nAvail : STORAGE_RBUF;
+  int n = nAvail<w->nFill ? (int)nAvail : w->nFill;
   int rc = storage_js_read(p->fileId, w->a, n, (double)iOfst);
   w->n = 0;
   /* Short: the rest is in the write-behind range, or a hole (zeros). */
@@ -143,16 +144,16 @@ int storageBufRead(StorageBuf *p, void *pBuf, int iAmt, i64 iOfst){
       StorageWindow *x = &p->aWin[i];
       if( x->n>0 && iOfst>=x->iOfst && iOfst+n<=x->iOfst+x->n ){ w = x; break; }
     }
-    if( w==0 && n<STORAGE_RBUF ){
-      /* Sequential?  A window whose last read ended here, or a direct one. */
+    if( w==0 && n<=STORAGE_RBUF/4 ){
+      /* Sequential: the stream of a window continues here.  Each refill
+      ** of a stream reads twice the last, from STORAGE_RMIN up. */
       for(i=0; i<STORAGE_NSLOT && p->aWin[i].iNext!=iOfst; i++){}
       if( i<STORAGE_NSLOT ){
         w = &p->aWin[i];
-      }else{
-        for(i=0; i<STORAGE_NSEQ && p->aSeq[i]!=iOfst; i++){}
-        if( i<STORAGE_NSEQ ){ p->aSeq[i] = -1; w = bufLru(p); }
+        w->nFill = w->nFill==0 ? STORAGE_RMIN : (w->nFill<STORAGE_RBUF ? w->nFill*2 : STORAGE_RBUF);
+        while( w->nFill<2*n ) w->nFill *= 2;
+        if( w->a==0 && (w->a = sqlite3_malloc(STORAGE_RBUF))==0 ) w = 0;
       }
-      if( w && w->a==0 && (w->a = sqlite3_malloc(STORAGE_RBUF))==0 ) w = 0;
       if( w ){
         rc = bufFill(p, w, iOfst);
         if( rc!=SQLITE_OK ) return rc;
@@ -160,15 +161,17 @@ int storageBufRead(StorageBuf *p, void *pBuf, int iAmt, i64 iOfst){
     }
     if( w ){
       memcpy(z, w->a + (iOfst-w->iOfst), (size_t)n);
-      w->iNext = iOfst+iAmt;
-      w->iUsed = ++p->iClock;
     }else{
       rc = storage_js_read(p->fileId, z, n, (double)iOfst);
       if( rc!=SQLITE_OK && rc!=SQLITE_IOERR_SHORT_READ ) return rc;
       if( p->nW ) overlay(z, iOfst, n, p->aW, p->iW, p->nW);
-      p->aSeq[p->iSeq] = iOfst+iAmt;
-      p->iSeq = (p->iSeq+1) % STORAGE_NSEQ;
+      /* A possible stream: the least recently used window follows it
+      ** (its bytes stay valid until a refill). */
+      w = bufLru(p);
+      w->nFill = 0;
     }
+    w->iNext = iOfst+iAmt;
+    w->iUsed = ++p->iClock;
   }
   if( n<iAmt ){
     memset(z+n, 0, (size_t)(iAmt-n));
