@@ -172,7 +172,7 @@ static int runProgram(unsigned seed, int nOps){
       int n; i64 o;
       if( rnd(3) ){
         int s = rnd(6);
-        n = rnd(2) ? 8200 : 4096;
+        n = rnd(8)==0 ? 1+rnd(40000) : rnd(2) ? 8200 : 4096;
         if( aStream[s]>=nModel || rnd(40)==0 ) aStream[s] = (i64)rnd((unsigned)(nModel/8200+1))*8200;
         o = aStream[s];
         aStream[s] += n;
