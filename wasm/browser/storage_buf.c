@@ -13,10 +13,15 @@
 ** Write-behind: one buffer of STORAGE_WBUF bytes holds a contiguous range
 ** [iW, iW+nW) not yet written.  A write inside or right after that range
 ** is copied in; any other write first flushes it.  If a flush fails, the
-** writes it carried were already reported as done, so the file keeps
-** that error: every later read, write, truncate, sync and size of it
-** fails with it (SQLite then abandons the temp file; nothing is ever
-** read back that was not written).  Closing drops what is buffered: the
+** writes it carried were already reported as done: the call that flushed
+** fails, and those bytes are lost for good.  Every later read that
+** touches them fails with the same error, so nothing reported written is
+** ever read back as anything else; they stop being lost only when the
+** file no longer holds them (a truncate below them, or writes over all
+** of them at one end of the range).  Writes, truncates, syncs and reads
+** elsewhere go on: SQLite rolls the temp file back (its pager rewrites
+** or truncates what the statement changed) and the connection's TEMP
+** database outlives a full disk.  Closing drops what is buffered: the
 ** file is deleted then anyway.
 **
 ** Read-ahead: STORAGE_NSLOT windows of up to STORAGE_RBUF bytes, each
@@ -65,7 +70,8 @@ struct StorageWindow {
 
 struct StorageBuf {
   int fileId;
-  int rcSticky;     /* a deferred write failed: every later call fails */
+  int rcLost;       /* why bytes [iLost, iLostEnd) were lost (0: none) */
+  i64 iLost, iLostEnd;
   i64 iSize;        /* the file's size, buffered bytes included */
   u8 *aW;           /* write-behind buffer, STORAGE_WBUF bytes, or NULL */
   i64 iW;           /* file offset of aW[0] */
@@ -99,13 +105,31 @@ int storageBufOpen(StorageBuf **pp, int fileId){
   return SQLITE_OK;
 }
 
-/* Write the buffered range; on failure the file keeps the error. */
+/* Bytes [iOfst, iEnd) were reported written and are not in storage: a
+** read of them fails with rc from now on.  One range covers them all. */
+static void bufLose(StorageBuf *p, int rc, i64 iOfst, i64 iEnd){
+  if( p->rcLost==0 ){ p->iLost = iOfst; p->iLostEnd = iEnd; }
+  if( iOfst<p->iLost ) p->iLost = iOfst;
+  if( iEnd>p->iLostEnd ) p->iLostEnd = iEnd;
+  p->rcLost = rc;
+}
+
+/* A write or truncate left bytes [iOfst, iEnd) as the file holds them
+** now: the lost range shrinks by what it covers at either end. */
+static void bufFound(StorageBuf *p, i64 iOfst, i64 iEnd){
+  if( p->rcLost==0 || iEnd<=p->iLost || iOfst>=p->iLostEnd ) return;
+  if( iOfst<=p->iLost && iEnd>=p->iLostEnd ){ p->rcLost = 0; return; }
+  if( iOfst<=p->iLost ) p->iLost = iEnd;
+  else if( iEnd>=p->iLostEnd ) p->iLostEnd = iOfst;
+}
+
+/* Write the buffered range; if that fails, its bytes are lost. */
 static int bufFlush(StorageBuf *p){
   int rc;
   if( p->nW==0 ) return SQLITE_OK;
   rc = storage_js_write(p->fileId, p->aW, p->nW, (double)p->iW);
+  if( rc!=SQLITE_OK ) bufLose(p, rc, p->iW, p->iW+p->nW);
   p->nW = 0;
-  if( rc!=SQLITE_OK ) p->rcSticky = rc;
   return rc;
 }
 
@@ -137,7 +161,7 @@ int storageBufRead(StorageBuf *p, void *pBuf, int iAmt, i64 iOfst){
   u8 *z = (u8*)pBuf;
   StorageWindow *w = 0;
   int i, n, rc;
-  if( p->rcSticky ) return p->rcSticky;
+  if( p->rcLost && iOfst<p->iLostEnd && iOfst+iAmt>p->iLost ) return p->rcLost;
   n = iOfst>=p->iSize ? 0 : (p->iSize-iOfst<iAmt ? (int)(p->iSize-iOfst) : iAmt);
   if( n>0 ){
     for(i=0; i<STORAGE_NSLOT; i++){
@@ -183,7 +207,6 @@ int storageBufRead(StorageBuf *p, void *pBuf, int iAmt, i64 iOfst){
 int storageBufWrite(StorageBuf *p, const void *pBuf, int iAmt, i64 iOfst){
   const u8 *z = (const u8*)pBuf;
   int i, rc;
-  if( p->rcSticky ) return p->rcSticky;
   for(i=0; i<STORAGE_NSLOT; i++){
     StorageWindow *w = &p->aWin[i];
     if( w->n>0 ) overlay(w->a, w->iOfst, w->n, z, iOfst, iAmt);
@@ -206,16 +229,18 @@ int storageBufWrite(StorageBuf *p, const void *pBuf, int iAmt, i64 iOfst){
           if( rc!=SQLITE_OK ) return rc;
     }
   }
+  bufFound(p, iOfst, iOfst+iAmt);
   if( iOfst+iAmt>p->iSize ) p->iSize = iOfst+iAmt;
   return SQLITE_OK;
 }
 
 int storageBufTruncate(StorageBuf *p, i64 size){
-  int i, rc, bDropped = 0;
-  if( p->rcSticky ) return p->rcSticky;
+  int i, rc;
+  i64 iDrop = -1, iDropEnd = 0;
   if( p->nW>0 && size<p->iW+p->nW ){
-    bDropped = 1;
-    p->nW = size<=p->iW ? 0 : (int)(size-p->iW);
+    iDrop = size<=p->iW ? p->iW : size;
+    iDropEnd = p->iW+p->nW;
+    p->nW = (int)(iDrop-p->iW);
   }
   for(i=0; i<STORAGE_NSLOT; i++){
     StorageWindow *w = &p->aWin[i];
@@ -223,24 +248,21 @@ int storageBufTruncate(StorageBuf *p, i64 size){
   }
   rc = storage_js_truncate(p->fileId, (double)size);
   if( rc!=SQLITE_OK ){
-    /* Dropped bytes were reported written and the file still has its
-    ** old size: it cannot be trusted any more. */
-    if( bDropped ) p->rcSticky = rc;
+    /* The file keeps its old size, without the dropped bytes. */
+    if( iDrop>=0 ) bufLose(p, rc, iDrop, iDropEnd);
     return rc;
   }
+  if( size<p->iSize ) bufFound(p, size, p->iSize);
   p->iSize = size;
   return SQLITE_OK;
 }
 
 int storageBufSync(StorageBuf *p, int flags){
-  int rc;
-  if( p->rcSticky ) return p->rcSticky;
-  rc = bufFlush(p);
+  int rc = bufFlush(p);
   return rc==SQLITE_OK ? storage_js_sync(p->fileId, flags) : rc;
 }
 
 int storageBufSize(StorageBuf *p, i64 *pSize){
-  if( p->rcSticky ){ *pSize = 0; return SQLITE_IOERR_FSTAT; }
   *pSize = p->iSize;
   return SQLITE_OK;
 }
