@@ -53,8 +53,11 @@ export function checkBudget(bytes) {
   return bytes;
 }
 
-// A fresh wasm instance over `backend`, tempcrypt registered as default VFS.
-export async function createEngine(backend, { wasm } = {}) {
+// A fresh wasm instance over `backend`, tempcrypt registered as default
+// VFS; tempBudget: the memory tier's budget (default: the C default),
+// which also sizes the sorter's runs (glue.c, tc_init).
+export async function createEngine(backend, { wasm, tempBudget } = {}) {
+  const budget = tempBudget === undefined ? -1 : checkBudget(tempBudget);
   const module = await compileWasm(wasm);
   let fail;
   const failed = new Promise((resolve, reject) => { fail = reject; });
@@ -67,7 +70,7 @@ export async function createEngine(backend, { wasm } = {}) {
     printErr: (s) => console.warn(s),
   })]);
   M.storage.init(backend, C, storageCode);
-  const rc = M._tc_init();
+  const rc = M._tc_init(budget);
   if (rc !== SQLITE_OK) throw new SqliteError(`cannot initialize SQLite/tempcrypt: ${cstringAt(M, M._sqlite3_errstr(rc))}`, rc);
   if (STATS_FIELDS.length === 0) {
     for (let i = 0; i < M._tc_stat_count(); i++) STATS_FIELDS.push(cstringAt(M, M._tc_stat_name(i)));

@@ -34,8 +34,7 @@ export async function open(name, options = {}) {
   const { storage, backend } = await openStorage(name, options);
   let conn;
   try {
-    const engine = await createEngine(backend, { wasm: options.wasm });
-    if (options.tempBudget !== undefined) engine.budget(options.tempBudget);
+    const engine = await createEngine(backend, { wasm: options.wasm, tempBudget: options.tempBudget });
     if (options.observer) engine.setObserver(options.observer);
     conn = engine.open(name);
     // An import's staging file left by a process or tab that died mid-way

@@ -58,7 +58,7 @@ BROWSER_LDFLAGS := $(BROWSER_LINK_OPT) $(BROWSER_WASM_FEATURES) -sEXPORT_ES6=1 -
     --js-library wasm/browser/storage_library.js --js-library wasm/browser/api_library.js
 
 BROWSER_JS   := $(wildcard js/*.js) js/index.d.ts js/worker.d.ts js/kysely.d.ts js/drizzle.d.ts js/serve.d.ts
-BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/storage_vfs.o $(BROWSER)/glue.o \
+BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/storage_vfs.o $(BROWSER)/storage_buf.o $(BROWSER)/glue.o \
     $(patsubst %.c,$(BROWSER)/%.o,$(notdir $(TC_SRC)))
 
 .PHONY: browser test-browser

@@ -126,3 +126,16 @@ $(NATIVE_TEST)/statsrace: test/statsrace.c $(TEST_LIB_HDR) $(NATIVE)/libtempcryp
 	    $(NATIVE)/sqlite3.o -lpthread -lm
 test-statsrace: $(NATIVE_TEST)/statsrace
 	$< 4 20000
+
+# The browser VFS's temp-file buffers (wasm/browser/storage_buf.c) against
+# a model, natively over a stub bridge, every bridge call and allocation
+# failing at each position, under ASan+UBSan (test/storagebuf.c).
+STORAGEBUF_SEED ?= 20261204
+.PHONY: test-storage-buf
+TEST_TARGETS += test-storage-buf
+$(TEST_DIR_asan)/storagebuf: test/storagebuf.c wasm/browser/storage_buf.c wasm/browser/storage_vfs.h test/check.c test/check.h
+	@mkdir -p $(@D)
+	$(CC) $(TEST_FLAGS_asan) $(WARN) -I$(SQLITE_DIR) -Iwasm/browser -Itest -o $@ \
+	    test/storagebuf.c wasm/browser/storage_buf.c test/check.c
+test-storage-buf: $(TEST_DIR_asan)/storagebuf
+	ASAN_OPTIONS=detect_leaks=1 $< -s $(STORAGEBUF_SEED) -n 4 -ops 300

@@ -208,7 +208,8 @@ export function cases() {
       const sorted = await step('spill sort', () => { db.exec('PRAGMA cache_size=10; PRAGMA temp_store=FILE'); return one(db, SPILL); });
       const st = s.stats();
       if (s.tier === 'all') {
-        expect(s.tempOpens() === opened && st.nMemPeak > 0 && st.nSpilled === 0, `the memory tier kept the sort's temp files out of the storage (${JSON.stringify(st)})`);
+        // The default budget's runs hold this sort: no temp file reaches the storage.
+        expect(s.tempOpens() === opened && st.nSpilled === 0, `the sort's temp data stayed out of the storage (${JSON.stringify(st)})`);
       } else {
         expect(s.tempOpens() > opened, 'the sort opened temp files');
         if (s.tier === 'part') expect(st.nMemPeak > 0 && st.nSpilled > 0, `the sort's temp files spilled part-way (${JSON.stringify(st)})`);

@@ -27,8 +27,9 @@ export async function storageRegressions(lib, check, { storage }) {
     // The same through SQLite: a spilling sort opens and closes temp files.
     // (Over 250 pages of sort data, so that the sorter spills to files; 4096-
     // byte pages, as the build's default is 8192.)
-    const engine = await lib.createEngine(new lib.MemoryBackend());
-    engine.tempcrypt.budget(0);   // temp files in the storage, not in the memory tier
+    // Budget 0: temp files in the storage, not in the memory tier, and
+    // SQLite's own sorter runs (the budget sizes them).
+    const engine = await lib.createEngine(new lib.MemoryBackend(), { tempBudget: 0 });
     let n, temps = 0;
     engine.setObserver((ev) => { if (ev.op === 'open' && ev.temp) temps++; });
     try {

@@ -108,6 +108,81 @@ describe('the bridge: a storage failure becomes an SQLite code and the cause of 
   });
 });
 
+// A sort that spills: about 12 MiB of keys past a 1 MiB sorter run (main's
+// cache; the memory tier off, so the runs are SQLite's own), so several runs
+// are written and merged back from one temp file.
+// Its result, the same for every build and budget.
+const expectedSort = 399827473948;
+const SPILLING_SORT = {
+  setup: `PRAGMA cache_size=-1000; CREATE TABLE s(k, v);
+    INSERT INTO s WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 40000)
+      SELECT (i * 2654435761) % 1000003, printf('%.300d', i) FROM c`,
+  sql: 'SELECT sum(rn * (k % 1000)) AS h FROM (SELECT k, row_number() OVER (ORDER BY k, v) AS rn FROM s)',
+};
+
+describe('temp files in the storage: write-behind and read-ahead (wasm/browser/storage_buf.c)', () => {
+  const expected = expectedSort;
+  // An engine over `backend` with the memory tier off: every temp byte
+  // goes to the storage.
+  async function sorter(backend, name) {
+    const eng = await createEngine(backend, { tempBudget: 0 });
+    const db = eng.open(name);
+    db.exec(SPILLING_SORT.setup);
+    return db;
+  }
+
+  test('a spilling sort reaches the storage in few, large calls', async () => {
+    const calls = { write: 0, read: 0, wbytes: 0, rbytes: 0 };
+    class Counting extends MemoryBackend {
+      xWrite(h, buf, off) { if (h.temp) { calls.write++; calls.wbytes += buf.length; } return super.xWrite(h, buf, off); }
+      xRead(h, buf, off) { if (h.temp) { calls.read++; calls.rbytes += buf.length; } return super.xRead(h, buf, off); }
+    }
+    const db = await sorter(new Counting(), 'calls.db');
+    assert.equal(db.query(SPILLING_SORT.sql)[0].h, expectedSort);
+    db.close();
+    const kib = (b, n) => Math.round(b / Math.max(n, 1) / 1024);
+    const what = `${calls.write} writes of ${kib(calls.wbytes, calls.write)} KiB, ${calls.read} reads of ${kib(calls.rbytes, calls.read)} KiB on average`;
+    assert.ok(calls.wbytes > 8 << 20, `the sort spilled: ${what}`);
+    // One block (a page and its counter) per call would be 8 KiB.
+    assert.ok(calls.wbytes / calls.write >= 256 << 10, what);
+    assert.ok(calls.rbytes / calls.read >= 64 << 10, what);
+  });
+
+  // Every temp-file call of the sort failing once, at each position: the
+  // query gives the right result or an SqliteError whose cause is the
+  // storage failure (a write the buffer had reported done included);
+  // afterwards the connection sorts right again and the database is intact.
+  for (const method of ['xWrite', 'xRead']) {
+    test(`a temp-file ${method} failing at each position fails the query, never its result`, async () => {
+      let n = 0, at = 0, fired = 0, failedQueries = 0;
+      const injected = new Error(`injected ${method} failure`);
+      const fail = (m, h) => (m === method && h && h.temp && ++n === at ? (fired++, injected) : null);
+      const db = await sorter(failing(fail), `fail-${method}.db`);
+      fail.on = true;
+      at = 0; n = 0;
+      assert.equal(db.query(SPILLING_SORT.sql)[0].h, expected);
+      const positions = n;
+      // Few calls, each a buffer's worth (a position per block would be thousands).
+      assert.ok(positions >= 4 && positions <= 300, `${positions} temp-file ${method} calls`);
+      for (at = 1; at <= positions; at++) {
+        n = 0;
+        let r;
+        try { r = db.query(SPILLING_SORT.sql)[0].h; } catch (e) {
+          failedQueries++;
+          assert.ok(e.name === 'SqliteError' && (e.code & 0xff) === C.SQLITE_IOERR, `${method} at ${at}: ${e.name} ${e.code} ${e.message}`);
+          assert.equal(e.cause, injected, `${method} at ${at}: the cause`);
+        }
+        if (r !== undefined) assert.equal(r, expected, `${method} at ${at}: a result, and the wrong one`);
+        n = -1e9;
+        assert.equal(db.query(SPILLING_SORT.sql)[0].h, expected, `${method} at ${at}: the next sort`);
+      }
+      assert.ok(fired === positions && failedQueries > 0, `${fired} fired, ${failedQueries} queries failed`);
+      assert.deepEqual(db.query('PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
+      db.close();
+    });
+  }
+});
+
 test('a commit syncs the journal before writing the database', async () => {
   // The VFS claims no SEQUENTIAL/SAFE_APPEND.
   const events = [];
@@ -272,6 +347,23 @@ describe('the memory tier: tempBudget, tempcrypt.budget(), its statistics', () =
       assert.ok(s.nMemPeak === 0 && s.nMemBytes === 0 && s.nSpilled >= 1000000, JSON.stringify(s));
       assert.ok(s.nPhysicalWrite > s.nSpilled, 'blocks went down with their counters');
     } finally { await db.close(); }
+  });
+
+  test("the sorter's runs are as large as the budget given at open (one run: no temp file)", async () => {
+    // 4096-byte pages and a 1 MiB cache: SQLite's own runs are 1 MiB
+    // (250 pages, at least the cache), so 12 MiB of keys make 12 runs.
+    const written = async (tempBudget) => {
+      const db = await openSync(`runs-${tempBudget}.db`, { storage: 'memory', tempBudget });
+      try {
+        db.exec(`PRAGMA page_size=4096; ${SPILLING_SORT.setup}`);
+        db.tempcrypt.stats(true);
+        assert.equal(db.query(SPILLING_SORT.sql)[0].h, expectedSort);
+        return db.tempcrypt.stats().nLogicalWrite;
+      } finally { await db.close(); }
+    };
+    const [tier0, tier32] = [await written(0), await written(32 << 20)];
+    assert.ok(tier0 >= 10 << 20, `budget 0: ${tier0} bytes of runs`);
+    assert.equal(tier32, 0, 'budget 32 MiB: the sort is one run, in memory');
   });
 
   test('a small budget: the temp file spills part-way, the memory tier stays within the budget', async () => {

@@ -8,12 +8,36 @@
 #include "storage_vfs.h"
 #include "tempcrypt.h"
 
-/* Initialize SQLite, then put tempcrypt over "storage" as the default VFS.
+#ifndef SQLITE_DEFAULT_PAGE_SIZE
+# define SQLITE_DEFAULT_PAGE_SIZE 4096
+#endif
+
+/* Initialize SQLite, then put tempcrypt over "storage" as the default VFS,
+** with the memory tier's budget (budget<0: the compiled default).
+**
+** The sorter's runs are sized from that budget: SQLite writes a run when
+** its in-memory list reaches max(SQLITE_CONFIG_PMASZ pages, main's
+** cache_size), so with runs as large as the budget one 16-way merge pass
+** sorts up to 16 budgets of data (at the default 16 MiB cache a 1 GiB sort
+** makes 64 runs and merges them twice).  The list is heap memory beside
+** the tier's, held while the statement sorts.  A budget of 0 keeps
+** SQLite's own runs (250 pages, at least the cache).  SQLITE_CONFIG_PMASZ
+** is fixed once SQLite is initialized: a later tc_budget() changes the
+** tier, not the runs.  At most 32767 pages, so that the run size of a
+** database with 64 KiB pages still fits SQLite's int.
+**
 ** TC_BASELINE is the conformance tests' build without tempcrypt (the
 ** baseline every result is compared with, mk/conformance.mk); dist/ is
 ** never built with it. */
-int tc_init(void){
-  int rc = sqlite3_initialize();
+int tc_init(double budget){
+  int rc;
+  sqlite3_int64 b = budget<0 ? sqlite3_tempcrypt_budget(-1) : (sqlite3_int64)budget;
+  sqlite3_int64 nPage = b / SQLITE_DEFAULT_PAGE_SIZE;
+  if( nPage>250 ){
+    sqlite3_config(SQLITE_CONFIG_PMASZ, (unsigned)(nPage<32767 ? nPage : 32767));
+  }
+  rc = sqlite3_initialize();
+  if( rc==SQLITE_OK && budget>=0 ) sqlite3_tempcrypt_budget(b);
 #ifndef TC_BASELINE
   if( rc==SQLITE_OK ) rc = sqlite3_tempcrypt_register(STORAGE_VFS_NAME, 1);
 #endif

@@ -31,6 +31,7 @@ struct StorageFile {
   int flags;          /* open flags */
   int bJsLock;        /* locks are the backend's (storage_js_lock) */
   StorageLock *pLock;    /* NULL for files without a name, or with bJsLock */
+  StorageBuf *pBuf;      /* temp files (no name): storage_buf.c */
 };
 
 static StorageLock *lockFind(const char *zName){
@@ -61,7 +62,10 @@ static void lockRelease(StorageLock *p){
 
 static int storageClose(sqlite3_file *pFile){
   StorageFile *p = (StorageFile*)pFile;
-  int rc = storage_js_close((int)(size_t)pFile);
+  int rc;
+  storageBufClose(p->pBuf);
+  p->pBuf = 0;
+  rc = storage_js_close((int)(size_t)pFile);
   if( p->pLock ){
     StorageLock *l = p->pLock;
     if( p->eLock>=SQLITE_LOCK_SHARED ) l->nShared--;
@@ -75,23 +79,34 @@ static int storageClose(sqlite3_file *pFile){
 }
 
 static int storageRead(sqlite3_file *pFile, void *pBuf, int iAmt, sqlite3_int64 iOfst){
+  StorageFile *p = (StorageFile*)pFile;
+  if( p->pBuf ) return storageBufRead(p->pBuf, pBuf, iAmt, iOfst);
   return storage_js_read((int)(size_t)pFile, pBuf, iAmt, (double)iOfst);
 }
 
 static int storageWrite(sqlite3_file *pFile, const void *pBuf, int iAmt, sqlite3_int64 iOfst){
+  StorageFile *p = (StorageFile*)pFile;
+  if( p->pBuf ) return storageBufWrite(p->pBuf, pBuf, iAmt, iOfst);
   return storage_js_write((int)(size_t)pFile, pBuf, iAmt, (double)iOfst);
 }
 
 static int storageTruncate(sqlite3_file *pFile, sqlite3_int64 size){
+  StorageFile *p = (StorageFile*)pFile;
+  if( p->pBuf ) return storageBufTruncate(p->pBuf, size);
   return storage_js_truncate((int)(size_t)pFile, (double)size);
 }
 
 static int storageSync(sqlite3_file *pFile, int flags){
+  StorageFile *p = (StorageFile*)pFile;
+  if( p->pBuf ) return storageBufSync(p->pBuf, flags);
   return storage_js_sync((int)(size_t)pFile, flags);
 }
 
 static int storageFileSize(sqlite3_file *pFile, sqlite3_int64 *pSize){
-  double d = storage_js_size((int)(size_t)pFile);
+  StorageFile *p = (StorageFile*)pFile;
+  double d;
+  if( p->pBuf ) return storageBufSize(p->pBuf, pSize);
+  d = storage_js_size((int)(size_t)pFile);
   if( d<0 ){ *pSize = 0; return SQLITE_IOERR_FSTAT; }
   *pSize = (sqlite3_int64)d;
   return SQLITE_OK;
@@ -206,6 +221,13 @@ static int storageOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile
     lockRelease(p->pLock);
     p->pLock = 0;
     return rc;
+  }
+  if( zName==0 ){
+    rc = storageBufOpen(&p->pBuf, (int)(size_t)pFile);
+    if( rc!=SQLITE_OK ){
+      storage_js_close((int)(size_t)pFile);
+      return rc;
+    }
   }
   if( pOutFlags ) *pOutFlags = outFlags;
   if( p->pLock && storage_js_lock((int)(size_t)pFile, SQLITE_LOCK_NONE)!=-1 ){

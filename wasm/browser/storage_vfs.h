@@ -15,6 +15,17 @@
 /* Registers "storage" as the default VFS (called by sqlite3_os_init). */
 int storage_vfs_register(void);
 
+/* Write-behind and read-ahead for temp files (storage_buf.c): the VFS
+** methods of a file without a name call these instead of the bridge. */
+typedef struct StorageBuf StorageBuf;
+int storageBufOpen(StorageBuf **pp, int fileId);
+int storageBufRead(StorageBuf*, void *pBuf, int iAmt, sqlite3_int64 iOfst);
+int storageBufWrite(StorageBuf*, const void *pBuf, int iAmt, sqlite3_int64 iOfst);
+int storageBufTruncate(StorageBuf*, sqlite3_int64 size);
+int storageBufSync(StorageBuf*, int flags);
+int storageBufSize(StorageBuf*, sqlite3_int64 *pSize);
+void storageBufClose(StorageBuf*);
+
 /* Imported from storage_library.js.  Each returns an SQLite result code
 ** (the bridge turns a backend's exception into one), except where noted.
 ** Offsets and sizes travel as doubles (exact up to 2^53).  File ids are
