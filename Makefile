@@ -35,6 +35,7 @@ SQLITE_C           := $(SQLITE_DIR)/sqlite3.c
 # files unless a pragma says otherwise, as in a memory-tight wasm build.
 SQLITE_DEFS ?= -DSQLITE_THREADSAFE=1 -DSQLITE_TEMP_STORE=1 \
                -DSQLITE_DEFAULT_MEMSTATUS=0 -DSQLITE_ENABLE_MATH_FUNCTIONS \
+               -DSQLITE_ENABLE_DBPAGE_VTAB \
                -DSQLITE_OMIT_LOAD_EXTENSION
 # The wasm builds' speed settings, chosen by measurement: docs/performance.md
 # has the table.  WASM_SPEED_DEFS (browser and WASI): 8192-byte pages and

@@ -173,7 +173,11 @@
 ** write, or a failed one, cancels it: pages freed in a transaction that
 ** may still roll back are never touched.  The freelist comes from the
 ** header of the page 1 written (first trunk at 32, count at 36) and the
-** trunk pages in the file.  The user's database is not changed: no
+** trunk pages in the file.  A temp pager that keeps its dirty pages past
+** the commit tells the file nothing of the pages it freed, so
+** sqlite3_tempcrypt_reclaim(), called between statements, reads the
+** freelist from SQLite itself (sqlite_dbpage) after a commit of the TEMP
+** database.  The user's database is not changed: no
 ** PRAGMA, no header byte; only the content of free pages, which SQLite
 ** defines as meaningless, becomes zeros.
 **
@@ -221,6 +225,7 @@ struct TcFile {
   u8 eLock;                /* Lock level SQLite holds while !bLower */
   u8 bTempDb;              /* SQLite's TEMP database: free pages give memory back */
   u8 eFree;                /* TC_FREE_*: where a commit of it is (tcFreeNote) */
+  u8 bCommitted;           /* It committed since sqlite3_tempcrypt_reclaim() */
   int openFlags;           /* Flags for opening the lower file later */
   int szBlock;             /* Block payload in bytes, 0 until known */
   int nPending;            /* Valid bytes of the pending block */
@@ -242,6 +247,10 @@ struct TcFile {
   u32 szUsable;            /* ... its usable bytes of a page */
   u8 aKey[32];             /* This file's key */
 };
+
+/* File control that answers the TcFile (sqlite3_tempcrypt_reclaim), far
+** from SQLite's own op codes. */
+#define TC_FCNTL_SELF    0x74637266
 
 /* TcFile.eFree: what the TEMP database's last writes were. */
 #define TC_FREE_NONE     0   /* nothing to trust */
@@ -1014,32 +1023,41 @@ static u32 tcGet4(const u8 *a){
 ** that of the last page 1 starts a commit's flush and records the header;
 ** any other page 1, or any write after the flush ended, cancels it.
 */
+static void tcFreeHeader(TcFile *p, const u8 *z){
+  u32 szPage = ((u32)z[16]<<8) | z[17];
+  if( szPage==1 ) szPage = 65536;
+  p->iChange = tcGet4(z+24);
+  p->iTrunk = tcGet4(z+32);
+  p->nFree = tcGet4(z+36);
+  p->szPage = szPage;
+  p->szUsable = szPage - z[20];
+}
+
 static void tcFreeNote(TcFile *p, const u8 *z, int n, i64 iOfst){
   if( iOfst==0 && n>=100 ){
-    u32 iChange = tcGet4(z+24);
-    u32 szPage = ((u32)z[16]<<8) | z[17];
-    if( szPage==1 ) szPage = 65536;
-    p->eFree = iChange==p->iChange+1 ? TC_FREE_FLUSH : TC_FREE_NONE;
-    p->iChange = iChange;
-    p->iTrunk = tcGet4(z+32);
-    p->nFree = tcGet4(z+36);
-    p->szPage = szPage;
-    p->szUsable = szPage - z[20];
+    p->eFree = tcGet4(z+24)==p->iChange+1 ? TC_FREE_FLUSH : TC_FREE_NONE;
+    tcFreeHeader(p, z);
   }else if( p->eFree==TC_FREE_SYNCED ){
     p->eFree = TC_FREE_NONE;
   }
 }
 
 /*
-** A commit of the TEMP database ended with the file equal to the
-** database: give back the memory of the blocks of its free leaf pages.
-** Only blocks that lie wholly inside one free page go (a block larger than
-** a page holds other pages too).  The walk reads at most as many pages as
-** the header counts, each one in the file, and stops at anything that is
-** not a well-formed freelist.
+** A page of the TEMP database as it is committed, or NULL: read from the
+** file by the commit path (tcFreeFromFile), from SQLite's cache by
+** sqlite3_tempcrypt_reclaim() (tcFreeFromCache).
 */
-static void tcFreeRelease(TcFile *p){
-  u8 a[256];
+typedef const u8 *(*TcPageFn)(TcFile *p, void *pCtx, u32 iPage);
+
+/*
+** Give back the memory of the blocks of the TEMP database's free leaf
+** pages, of the freelist that tcFreeHeader recorded, with its trunk pages
+** from xPage.  Only blocks that lie wholly inside one free page go (a
+** block larger than a page holds other pages too).  The walk reads at most
+** as many pages as the header counts and stops at anything that is not a
+** well-formed freelist.
+*/
+static void tcFreeRelease(TcFile *p, TcPageFn xPage, void *pCtx){
   u32 iTrunk = p->iTrunk;
   u32 nLeft = p->nFree;
   i64 nPage;
@@ -1052,30 +1070,39 @@ static void tcFreeRelease(TcFile *p){
   nPage = p->iSize / p->szPage;
   perPage = (int)(p->szPage / (u32)p->szBlock);
   while( iTrunk>=2 && iTrunk<=nPage && nLeft>0 ){
-    i64 iBase = (i64)(iTrunk-1)*p->szPage;
-    u32 nLeaf, iNext, i;
-    if( tcReadRange(p, a, 8, iBase)!=SQLITE_OK ) break;
-    iNext = tcGet4(a);
+    const u8 *a = xPage(p, pCtx, iTrunk);
+    u32 nLeaf, i;
+    if( a==0 ) break;
     nLeaf = tcGet4(a+4);
     nLeft--;
     if( nLeaf>p->szUsable/4-2 || nLeaf>nLeft ) break;
     for(i=0; i<nLeaf; i++){
-      u32 iLeaf;
-      i64 k;
+      u32 iLeaf = tcGet4(a + 8 + i*4);
       int j;
-      if( i%(sizeof(a)/4)==0 ){
-        int nByte = (int)((nLeaf-i)*4 < sizeof(a) ? (nLeaf-i)*4 : sizeof(a));
-        if( tcReadRange(p, a, nByte, iBase+8+(i64)i*4)!=SQLITE_OK ) return;
-      }
-      iLeaf = tcGet4(a + (i%(sizeof(a)/4))*4);
       if( iLeaf<2 || iLeaf>nPage ) continue;
-      k = (i64)(iLeaf-1)*perPage;
-      for(j=0; j<perPage; j++) tcMemFree(p, k+j);
+      for(j=0; j<perPage; j++) tcMemFree(p, (i64)(iLeaf-1)*perPage + j);
     }
     nLeft -= nLeaf;
-    iTrunk = iNext;
+    iTrunk = tcGet4(a);
   }
   tcMemTrim(p);
+}
+
+/* The commit path: the file is equal to the database. */
+static const u8 *tcFreeFromFile(TcFile *p, void *pCtx, u32 iPage){
+  u8 *a = (u8*)pCtx;
+  if( tcReadRange(p, a, (int)p->szPage, (i64)(iPage-1)*p->szPage)!=SQLITE_OK ) return 0;
+  return a;
+}
+
+/* A commit of the TEMP database wrote its page cache out (eFree). */
+static void tcFreeAtCommit(TcFile *p){
+  u8 *a;
+  if( p->bPending || p->nMemTop==0 || p->nFree==0 || p->szPage<512 || p->szPage>65536 ) return;
+  a = sqlite3_malloc((int)p->szPage);
+  if( a==0 ) return;                    /* then the next one */
+  tcFreeRelease(p, tcFreeFromFile, a);
+  sqlite3_free(a);
 }
 
 static int tcWrite(sqlite3_file *pFile, const void *zBuf, int iAmt, sqlite3_int64 iOfst){
@@ -1261,7 +1288,8 @@ static int tcPragma(char **azArg){
 **               0 and the answer is 0: the file is never mapped (its
 **               table has no xFetch); the result code is the lower's, so
 **               a lower VFS without mmap still says SQLITE_NOTFOUND;
-**   answered    PRAGMA tempcrypt_budget (tcPragma);
+**   answered    PRAGMA tempcrypt_budget (tcPragma); TC_FCNTL_SELF, the
+**               shim's own, for sqlite3_tempcrypt_reclaim();
 **   refused     CHUNK_SIZE (the unix VFS would then round truncates up and
 **               leave old blocks and counters past the end, which would
 **               read back as data when the file grows again), SIZE_LIMIT
@@ -1282,6 +1310,10 @@ static int tcFileControl(sqlite3_file *pFile, int op, void *pArg){
   TcFile *p = (TcFile*)pFile;
   sqlite3_file *pSub = ORIGFILE(pFile);
   int rc;
+  if( op==TC_FCNTL_SELF ){
+    *(TcFile**)pArg = p;
+    return SQLITE_OK;
+  }
   if( op==SQLITE_FCNTL_PRAGMA ){
     rc = tcPragma((char**)pArg);
     if( rc!=SQLITE_NOTFOUND || p->bCrypt ) return rc;
@@ -1295,8 +1327,9 @@ static int tcFileControl(sqlite3_file *pFile, int op, void *pArg){
           if( op==SQLITE_FCNTL_SYNC ){
             if( p->eFree==TC_FREE_FLUSH ) p->eFree = TC_FREE_SYNCED;
           }else{
-            if( p->eFree==TC_FREE_SYNCED && !p->bPending ) tcFreeRelease(p);
+            if( p->eFree==TC_FREE_SYNCED ) tcFreeAtCommit(p);
             p->eFree = TC_FREE_NONE;
+            p->bCommitted = 1;
           }
         }
         if( !p->bLower ) return SQLITE_NOTFOUND;
@@ -1615,6 +1648,48 @@ void sqlite3_tempcrypt_stats(struct sqlite3_tempcrypt_stats *pOut, int reset){
     pOut->nMemBytes = now;
     pOut->nMemPeak = v>now ? v : now;
   }
+}
+
+/* sqlite3_tempcrypt_reclaim: a page as SQLite has it (pCtx: a statement
+** on sqlite_dbpage('temp')). */
+static const u8 *tcFreeFromCache(TcFile *p, void *pCtx, u32 iPage){
+  sqlite3_stmt *pStmt = (sqlite3_stmt*)pCtx;
+  const u8 *a = 0;
+  sqlite3_reset(pStmt);
+  sqlite3_bind_int64(pStmt, 1, iPage);
+  if( sqlite3_step(pStmt)==SQLITE_ROW ){
+    a = (const u8*)sqlite3_column_blob(pStmt, 0);
+    if( p && (u32)sqlite3_column_bytes(pStmt, 0)!=p->szPage ) a = 0;
+  }
+  return a;
+}
+
+int sqlite3_tempcrypt_reclaim(sqlite3 *db){
+  sqlite3_stmt *pStmt;
+  const u8 *a;
+  TcFile *p = 0;
+  int rc;
+  /* Our file, also under another shim (which passes the op down). */
+  if( sqlite3_file_control(db, "temp", TC_FCNTL_SELF, &p)!=SQLITE_OK || p==0 ){
+    return SQLITE_OK;             /* no TEMP database file, or not ours */
+  }
+  if( !p->bTempDb || !p->bCommitted || p->nMemTop==0 ) return SQLITE_OK;
+  /* No transaction open and no statement running: what SQLite has is the
+  ** committed database, and a free page is no one's. */
+  if( !sqlite3_get_autocommit(db) ) return SQLITE_OK;
+  for(pStmt=sqlite3_next_stmt(db, 0); pStmt; pStmt=sqlite3_next_stmt(db, pStmt)){
+    if( sqlite3_stmt_busy(pStmt) ) return SQLITE_OK;
+  }
+  rc = sqlite3_prepare_v2(db, "SELECT data FROM sqlite_dbpage('temp') WHERE pgno=?1",
+                          -1, &pStmt, 0);
+  if( rc!=SQLITE_OK ) return rc;
+  p->bCommitted = 0;
+  a = tcFreeFromCache(0, pStmt, 1);
+  if( a && sqlite3_column_bytes(pStmt, 0)>=100 ){
+    tcFreeHeader(p, a);
+    if( p->nFree>0 ) tcFreeRelease(p, tcFreeFromCache, pStmt);
+  }
+  return sqlite3_finalize(pStmt);
 }
 
 #ifdef SQLITE_TEMPCRYPT_TESTING

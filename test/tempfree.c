@@ -6,11 +6,13 @@
 **   tempfree [-seed N] [-programs N]
 **
 ** 1. A dropped TEMP table gives its blocks back (with a small TEMP page
-**    cache, whose commits write the cache out), and a TEMP database the
+**    cache, whose commits write the cache out; with SQLite's default one
+**    through sqlite3_tempcrypt_reclaim()), and a TEMP database the
 **    user made INCREMENTAL stays INCREMENTAL; main keeps its settings
 **    through VACUUM and VACUUM INTO.
 ** 2. Random programs on TEMP tables (create, insert, delete, update, drop,
-**    transactions, savepoints, rollbacks, write faults below tempcrypt)
+**    transactions, savepoints, rollbacks, write faults below tempcrypt,
+**    sqlite3_tempcrypt_reclaim() between statements)
 **    against a twin connection with temp_store=MEMORY, which never
 **    reaches a file: after every statement both TEMP databases hold the
 **    same rows, and at the end each passes integrity_check.  The seed is
@@ -78,6 +80,19 @@ static void test_budget_back(void){
   CHECK(nAfter - nBefore < 65536, "a dropped TEMP table gives the tier its budget back: %lld of %lld bytes still held",
         (long long)(nAfter - nBefore), (long long)(nPeak - nBefore));
   CHECK(intOf(db, "PRAGMA temp.auto_vacuum")==0, "the TEMP database keeps auto_vacuum=NONE");
+  /* With SQLite's default TEMP page cache the commit of the DROP keeps its
+  ** pages in the cache: sqlite3_tempcrypt_reclaim() gives them back. */
+  nBefore = memBytes();
+  CHECK(exec(db, "PRAGMA temp.cache_size=-2000; CREATE TEMP TABLE w(b);"
+                 "INSERT INTO w " FILL(3000) "SELECT printf('%0400d', n) FROM c")==SQLITE_OK,
+        "fill w: %s", sqlite3_errmsg(db));
+  nPeak = memBytes();
+  CHECK(exec(db, "DROP TABLE w")==SQLITE_OK, "drop w: %s", sqlite3_errmsg(db));
+  CHECK(memBytes() > nPeak - 65536, "the DROP's commit kept its pages in the cache (else this part tests nothing)");
+  CHECK(sqlite3_tempcrypt_reclaim(db)==SQLITE_OK, "reclaim");
+  CHECK(memBytes() - nBefore < 65536, "sqlite3_tempcrypt_reclaim gives the budget back: %lld bytes still held",
+        (long long)(memBytes() - nBefore));
+  CHECK(exec(db, "PRAGMA temp.cache_size=4")==SQLITE_OK, "cache_size");
   CHECK(intOf(db, "PRAGMA temp.freelist_count")>300, "the pages are on the freelist, as SQLite left them");
   /* Reuse: the free pages come back as a table, whole. */
   CHECK(exec(db, "CREATE TEMP TABLE z(b); INSERT INTO z " FILL(3000) "SELECT printf('%0400d', n) FROM c")==SQLITE_OK,
@@ -118,7 +133,7 @@ static void randomStmt(TuRng *r, char *z, int n, int *pbTx, int *pnSp){
       snprintf(z, n, "DROP TABLE IF EXISTS t%d", t);
       break;
     case 8:
-      if( *pbTx ){ snprintf(z, n, tu_below(r, 3) ? "COMMIT" : "ROLLBACK"); *pbTx = 0; *pnSp = 0; }
+      if( *pbTx ){ snprintf(z, n, tu_below(r, 2) ? "COMMIT" : "ROLLBACK"); *pbTx = 0; *pnSp = 0; }
       else{ snprintf(z, n, "BEGIN"); *pbTx = 1; }
       break;
     case 9:
@@ -185,6 +200,9 @@ static void test_random(uint64_t seed, int nProgram){
           break;
         }
         continue;
+      }
+      if( tu_below(&r, 2) && sqlite3_tempcrypt_reclaim(dbA)!=SQLITE_OK ){
+        CHECK(0, "seed %llu program %d: sqlite3_tempcrypt_reclaim failed after %s", (unsigned long long)seed, iProg, z);
       }
       rcB = exec(dbB, z);
       CHECK(rcB==SQLITE_OK, "seed %llu program %d: twin failed at %s: %s", (unsigned long long)seed, iProg, z, sqlite3_errmsg(dbB));
