@@ -24,8 +24,8 @@ function stateOf(query, schema = 'main') {
   return out;
 }
 
-// The file both start from: made without the package, auto_vacuum NONE
-// (better-sqlite3's own default is FULL: docs/api.md, compile-time options).
+// The file both start from, made by better-sqlite3: both then open the same
+// bytes, whatever either build's defaults for a new database are.
 const SETUP = `PRAGMA auto_vacuum=NONE; PRAGMA page_size=4096; PRAGMA user_version=7; PRAGMA application_id=1234;
   CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT); CREATE INDEX tb ON t(b);
   INSERT INTO t(b) SELECT printf('%0200d', value) FROM (WITH RECURSIVE c(value) AS (SELECT 1 UNION ALL SELECT value+1 FROM c WHERE value<500) SELECT value FROM c);
