@@ -1017,25 +1017,27 @@ static u32 tcGet4(const u8 *a){
   return ((u32)a[0]<<24) | ((u32)a[1]<<16) | ((u32)a[2]<<8) | a[3];
 }
 
-/*
-** A write of n bytes at iOfst reached the TEMP database (see "The TEMP
-** database" above).  A write of page 1 whose change counter is one above
-** that of the last page 1 starts a commit's flush and records the header;
-** any other page 1, or any write after the flush ended, cancels it.
-*/
+/* The freelist and page size from the header z of the TEMP database. */
 static void tcFreeHeader(TcFile *p, const u8 *z){
   u32 szPage = ((u32)z[16]<<8) | z[17];
   if( szPage==1 ) szPage = 65536;
-  p->iChange = tcGet4(z+24);
   p->iTrunk = tcGet4(z+32);
   p->nFree = tcGet4(z+36);
   p->szPage = szPage;
   p->szUsable = szPage - z[20];
 }
 
+/*
+** A write of n bytes at iOfst reached the TEMP database (see "The TEMP
+** database" above).  A write of page 1 whose change counter is one above
+** that of the last page 1 starts a commit's flush and records the header;
+** any other page 1, or any write after the flush ended, cancels it.
+*/
 static void tcFreeNote(TcFile *p, const u8 *z, int n, i64 iOfst){
   if( iOfst==0 && n>=100 ){
-    p->eFree = tcGet4(z+24)==p->iChange+1 ? TC_FREE_FLUSH : TC_FREE_NONE;
+    u32 iChange = tcGet4(z+24);
+    p->eFree = iChange==p->iChange+1 ? TC_FREE_FLUSH : TC_FREE_NONE;
+    p->iChange = iChange;
     tcFreeHeader(p, z);
   }else if( p->eFree==TC_FREE_SYNCED ){
     p->eFree = TC_FREE_NONE;
