@@ -31,10 +31,12 @@ CARGO     ?= $(or $(shell command -v cargo 2>/dev/null),$(wildcard $(HOME)/.carg
 SQLITE_DIR         ?= $(BUILD)/sqlite
 SQLITE_C           := $(SQLITE_DIR)/sqlite3.c
 
-# Options every SQLite build of the project shares.  Temp files go to
-# files unless a pragma says otherwise, as in a memory-tight wasm build.
+# Options every SQLite build of the project shares (each one's reason, and
+# how they differ from better-sqlite3's and the official wasm build's:
+# docs/api.md, "Compile-time options").
 SQLITE_DEFS ?= -DSQLITE_THREADSAFE=1 -DSQLITE_TEMP_STORE=1 \
                -DSQLITE_DEFAULT_MEMSTATUS=0 -DSQLITE_ENABLE_MATH_FUNCTIONS \
+               -DSQLITE_ENABLE_DBPAGE_VTAB \
                -DSQLITE_OMIT_LOAD_EXTENSION
 # The wasm builds' speed settings, chosen by measurement: docs/performance.md
 # has the table.  WASM_SPEED_DEFS (browser and WASI): 8192-byte pages and

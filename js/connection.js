@@ -10,10 +10,6 @@ import {
 import { toSqlite, BIND, fromInt64, wellFormed, cstringAt } from './values.js';
 import { Statement, rowModeOf } from './statement.js';
 
-// SQL that may change temp_store, which makes SQLite drop the TEMP
-// schema's database and start a new one (see Connection.renewTemp).
-const NAMES_TEMP_STORE = /temp_store/i;
-
 export class Connection {
   // watch: two ints of wasm memory the commit and rollback hooks of db
   // use (wasm/browser/glue.c, tc_watch_transactions): [0] counts the
@@ -30,22 +26,6 @@ export class Connection {
     this.txLost = null;          // the error after which SQLite had ended it
     this.callbackError = null;   // a collation threw during the current step (see step())
     this.deadline = null;        // the time limit of the call running: { at, ms } (withDeadline)
-    this.tempReset = true;       // the TEMP database may be new: renewTemp() before the next call
-  }
-
-  // The TEMP schema's database gives back the pages of what is dropped
-  // (auto_vacuum = FULL): without it SQLite keeps a dropped TEMP table's
-  // pages in the file, where they would hold the memory tier's budget (or
-  // OPFS space) for the connection's lifetime, and later temp files (a
-  // sort, DISTINCT) would spill for want of it.  SQLite makes that
-  // database with auto_vacuum off, at open and after each change of
-  // temp_store: so this runs at the first call and after SQL that names
-  // temp_store (the setting takes only while the database is empty).
-  renewTemp() {
-    this.tempReset = false;
-    try {
-      this.forEachStatement('PRAGMA temp.auto_vacuum = FULL', (stmt) => { this.M._sqlite3_step(stmt); }, true);
-    } catch { /* the database is busy or closing: SQLite's own error comes with the next call */ }
   }
 
   // rc, unless it is an error: then throw it.
@@ -123,8 +103,6 @@ export class Connection {
   // Run sql through a callback per statement (each finalized after it).
   forEachStatement(sql, onStmt, raw = false) {
     this.assertOpen();
-    if (this.tempReset) this.renewTemp();
-    const namesTempStore = NAMES_TEMP_STORE.test(sql);
     this.withSql(sql, (zSql, end, pp) => {
       let cur = zSql;
       while (cur < end) {
@@ -132,10 +110,7 @@ export class Connection {
         const [stmt, tail] = this.prepareAt(cur, end, 0, pp);
         cur = tail;
         if (!stmt) continue;   // whitespace or comment
-        try { onStmt(stmt); } finally {
-          this.M._sqlite3_finalize(stmt);
-          if (namesTempStore) this.renewTemp();
-        }
+        try { onStmt(stmt); } finally { this.M._sqlite3_finalize(stmt); }
       }
     });
   }
@@ -144,8 +119,6 @@ export class Connection {
   // what the error says to use instead).
   prepare(sql, { persistent = true, several = 'use exec() or batch() for several' } = {}) {
     this.assertOpen();
-    if (this.tempReset) this.renewTemp();
-    if (NAMES_TEMP_STORE.test(sql)) this.tempReset = true;   // it runs later: renewed at the next call
     const M = this.M;
     return this.withSql(sql, (zSql, end, pp) => {
       let [stmt, cur] = this.prepareAt(zSql, end, persistent ? SQLITE_PREPARE_PERSISTENT : 0, pp);
@@ -399,7 +372,21 @@ export class Connection {
   // statement fails with SQLITE_INTERRUPT and the connection stays usable.
   // Inside another call's limit (a sync transaction(fn) and the calls of
   // fn), the nearer of the two applies, and the outer one again after.
+  // After the outermost call, the memory tier gets back the blocks of the
+  // TEMP database's free pages (a dropped TEMP table's), which SQLite's
+  // page cache may not have told the file of yet (sqlite3_tempcrypt_reclaim
+  // in src/tempcrypt.h: nothing to do inside a transaction or while a
+  // statement runs, cheap without a TEMP commit since the last call).
   withDeadline(ms, fn) {
+    const outermost = this.deadline === null;
+    try {
+      return this.withLimit(ms, fn);
+    } finally {
+      if (outermost && this.db) this.M._sqlite3_tempcrypt_reclaim(this.db);
+    }
+  }
+
+  withLimit(ms, fn) {
     const outer = this.deadline;   // { at, ms }, or null
     const mine = ms && this.db ? { at: performance.now() + ms, ms } : null;
     const limit = mine && (!outer || mine.at < outer.at) ? mine : outer;

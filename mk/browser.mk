@@ -17,9 +17,10 @@ BROWSER_SQLITE_OPT ?= -Oz
 BROWSER_LINK_OPT   ?= $(BROWSER_OPT)
 BROWSER_ENV   := NODE_PATH=/usr/share/nodejs
 
-# What the package API offers on top (docs/api.md): full-text search,
-# R*Tree, and sqlite_dbpage (exportStream reads the file page by page).
-BROWSER_API_DEFS := -DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_RTREE -DSQLITE_ENABLE_DBPAGE_VTAB
+# What the package API offers on top (docs/api.md): full-text search and
+# R*Tree (sqlite_dbpage, which exportStream reads the file page by page
+# with, is in every build: SQLITE_DEFS).
+BROWSER_API_DEFS := -DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_RTREE
 
 # No threads in the Worker (mutexes are no-ops, but the sqlite3_mutex_* API
 # stays for tempcrypt), no OS layer (the VFS is ours), no mmap.

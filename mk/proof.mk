@@ -3,7 +3,8 @@
 #
 #   make test-proof          leakcheck, difftest, faulttest, keyhygiene,
 #                            recovery (whole again after a fault); each with
-#                            and without the memory tier                 (CI)
+#                            and without the memory tier; tempfree (the
+#                            TEMP database's free pages)                 (CI)
 #   make test-sanitize-asan  the same under ASan+UBSan+LSan              (CI)
 #   make test-sanitize-tsan  difftest/leakcheck with threads=4 under TSan (CI)
 #   make test-sanitize       both sanitizer runs
@@ -16,7 +17,7 @@
 # tsan: $(TEST_DIR_plain) and so on).
 
 PROOF       ?= $(BUILD)/proof
-PROOF_TESTS := leakcheck difftest faulttest keyhygiene recovery
+PROOF_TESTS := leakcheck difftest faulttest keyhygiene recovery tempfree
 PROOF_RUN    = mkdir -p $(PROOF)/tmp && PROOF_DIR=$(PROOF)/tmp
 VALGRIND    ?= valgrind
 
@@ -37,6 +38,7 @@ test-proof: $(addprefix $(TEST_DIR_plain)/,$(PROOF_TESTS))
 	$(PROOF_RUN) $(TEST_DIR_plain)/keyhygiene
 	$(PROOF_RUN) $(TEST_DIR_plain)/recovery
 	$(PROOF_RUN) $(TEST_DIR_plain)/recovery $(PROOF_TIER_RECOVERY) -stride 4
+	$(PROOF_RUN) $(TEST_DIR_plain)/tempfree
 
 leak-report: $(TEST_DIR_plain)/leakcheck
 	$(PROOF_RUN) $(TEST_DIR_plain)/leakcheck
@@ -52,6 +54,7 @@ test-sanitize-asan: $(addprefix $(TEST_DIR_asan)/,$(PROOF_TESTS))
 	$(PROOF_RUN) $(PROOF_ASAN_ENV) $(TEST_DIR_asan)/keyhygiene
 	$(PROOF_RUN) $(PROOF_ASAN_ENV) $(TEST_DIR_asan)/recovery -stride 25
 	$(PROOF_RUN) $(PROOF_ASAN_ENV) $(TEST_DIR_asan)/recovery $(PROOF_TIER_RECOVERY) -stride 25
+	$(PROOF_RUN) $(PROOF_ASAN_ENV) $(TEST_DIR_asan)/tempfree -programs 20
 
 # TSan with the multi-threaded sorter (PRAGMA threads=4 in both programs,
 # with and without the memory tier, whose budget the worker threads share),
@@ -77,6 +80,7 @@ test-valgrind: $(addprefix $(TEST_DIR_plain)/,$(PROOF_TESTS)) \
 	$(PROOF_RUN) $(PROOF_VG) $(TEST_DIR_plain)/keyhygiene
 	$(PROOF_RUN) $(PROOF_VG) $(TEST_DIR_plain)/recovery -stride 100
 	$(PROOF_RUN) $(PROOF_VG) $(TEST_DIR_plain)/recovery $(PROOF_TIER_RECOVERY) -stride 100
+	$(PROOF_RUN) $(PROOF_VG) $(TEST_DIR_plain)/tempfree -programs 5
 
 # Constant time: key and plaintext are marked undefined; memcheck then
 # reports any branch or address that depends on them.  The self-test must

@@ -156,6 +156,31 @@
 ** lower file at once and never uses the tier: the shim behaves as it did
 ** before the tier.
 **
+** SQLite's TEMP database (SQLITE_OPEN_TEMP_DB) lives as long as its
+** connection and, without auto_vacuum, keeps the pages of a dropped table
+** on its freelist: their blocks would hold the budget for good.  So the
+** shim gives back the memory of the blocks of the free leaf pages of that
+** file, which SQLite never reads again (it takes a free leaf back without
+** reading it, PAGER_GET_NOCONTENT, and writes it whole), and which read as
+** zeros from then on.  It does so only where the file is exactly the
+** committed database: at SQLITE_FCNTL_COMMIT_PHASETWO of a commit that
+** wrote out the whole page cache.  A temp pager writes its dirty pages at
+** commit once a quarter of its cache is dirty (else it keeps them for a
+** later commit), page 1 first, with the change counter (header offset 24)
+** one above the last page 1 written, then SQLITE_FCNTL_SYNC, then
+** COMMIT_PHASETWO; a rollback writes page 1 back with a counter that is
+** not one above.  tcFreeNote follows that sequence (eFree), and any other
+** write, or a failed one, cancels it: pages freed in a transaction that
+** may still roll back are never touched.  The freelist comes from the
+** header of the page 1 written (first trunk at 32, count at 36) and the
+** trunk pages in the file.  A temp pager that keeps its dirty pages past
+** the commit tells the file nothing of the pages it freed, so
+** sqlite3_tempcrypt_reclaim(), called between statements, reads the
+** freelist from SQLite itself (sqlite_dbpage) after a commit of the TEMP
+** database.  The user's database is not changed: no
+** PRAGMA, no header byte; only the content of free pages, which SQLite
+** defines as meaningless, becomes zeros.
+**
 ** What it does not do: it protects confidentiality, not integrity, and it
 ** cannot tell which connection a temporary file belongs to, so temporary
 ** files of every connection on the VFS are encrypted.
@@ -173,6 +198,7 @@
 
 typedef sqlite3_int64  i64;
 typedef sqlite3_uint64 u64;
+typedef unsigned int   u32;
 typedef unsigned char  u8;
 
 typedef struct TcFile TcFile;
@@ -197,6 +223,9 @@ struct TcFile {
   u8 bDirtyTail;           /* The lower file may hold bytes past the end */
   u8 bPending;             /* aBuf holds block kPending, to be rewritten */
   u8 eLock;                /* Lock level SQLite holds while !bLower */
+  u8 bTempDb;              /* SQLite's TEMP database: free pages give memory back */
+  u8 eFree;                /* TC_FREE_*: where a commit of it is (tcFreeNote) */
+  u8 bCommitted;           /* It committed since sqlite3_tempcrypt_reclaim() */
   int openFlags;           /* Flags for opening the lower file later */
   int szBlock;             /* Block payload in bytes, 0 until known */
   int nPending;            /* Valid bytes of the pending block */
@@ -217,8 +246,22 @@ struct TcFile {
   u64 nWrite;              /* Bytes SQLite wrote to this temp file */
   u64 nLowerWrite;         /* Bytes this temp file wrote to the lower VFS */
   u64 nEnciphered;         /* Bytes of this file run through ChaCha20 */
+  u32 iChange;             /* TEMP database: change counter of the last page 1 written */
+  u32 iTrunk;              /* ... its first freelist trunk page */
+  u32 nFree;               /* ... its number of free pages */
+  u32 szPage;              /* ... its page size */
+  u32 szUsable;            /* ... its usable bytes of a page */
   u8 aKey[32];             /* This file's key */
 };
+
+/* File control that answers the TcFile (sqlite3_tempcrypt_reclaim), far
+** from SQLite's own op codes. */
+#define TC_FCNTL_SELF    0x74637266
+
+/* TcFile.eFree: what the TEMP database's last writes were. */
+#define TC_FREE_NONE     0   /* nothing to trust */
+#define TC_FREE_FLUSH    1   /* page 1 written as the start of a commit's flush */
+#define TC_FREE_SYNCED   2   /* and the flush ended (SQLITE_FCNTL_SYNC) */
 
 /*
 ** Process-wide state: the runtime switch, the memory tier's budget and
@@ -569,20 +612,29 @@ static u8 *tcMemNew(TcFile *p, i64 k, int iOff, int n){
   return a;
 }
 
+/* Wipe and free memory block k, if it is in memory.  nMemTop stays: the
+** caller lowers it (tcMemTrim). */
+static void tcMemFree(TcFile *p, i64 k){
+  if( k<p->nMemTop && p->apMem[k] ){
+    tempcrypt_wipe(p->apMem[k], (size_t)p->szBlock);
+    sqlite3_free(p->apMem[k]);
+    p->apMem[k] = 0;
+    tcMemUnclaim(p, (u64)p->szBlock);
+  }
+}
+
+/* nMemTop down to one past the last block in memory. */
+static void tcMemTrim(TcFile *p){
+  while( p->nMemTop>0 && p->apMem[p->nMemTop-1]==0 ) p->nMemTop--;
+}
+
 /* Wipe and free the memory blocks from block kFrom on. */
 static void tcMemDrop(TcFile *p, i64 kFrom){
   i64 k;
   if( kFrom<0 ) kFrom = 0;
-  for(k=kFrom; k<p->nMemTop; k++){
-    if( p->apMem[k] ){
-      tempcrypt_wipe(p->apMem[k], (size_t)p->szBlock);
-      sqlite3_free(p->apMem[k]);
-      p->apMem[k] = 0;
-      tcMemUnclaim(p, (u64)p->szBlock);
-    }
-  }
+  for(k=kFrom; k<p->nMemTop; k++) tcMemFree(p, k);
   if( kFrom<p->nMemTop ) p->nMemTop = kFrom;
-  while( p->nMemTop>0 && p->apMem[p->nMemTop-1]==0 ) p->nMemTop--;
+  tcMemTrim(p);
 }
 
 /*
@@ -860,6 +912,7 @@ static void tcWriteFailed(TcFile *p, i64 iOldSize){
   sqlite3_file *pSub = ORIGFILE(p);
   TC_STORE(p->iSize, iOldSize);
   p->bLastKnown = 0;
+  p->eFree = TC_FREE_NONE;   /* the file is not what SQLite thinks */
   /* The pending block had valid bytes before the write. */
   assert( !p->bPending || p->kPending*p->szBlock<iOldSize );
   tcMemClip(p);
@@ -1031,19 +1084,9 @@ static int tcClose(sqlite3_file *pFile){
 ** inside a block fetches the counter, then the data straight into zBuf,
 ** and decrypts it in place.
 */
-static int tcRead(sqlite3_file *pFile, void *zBuf, int iAmt, sqlite3_int64 iOfst){
-  TcFile *p = (TcFile*)pFile;
-  sqlite3_file *pSub = ORIGFILE(pFile);
-  u8 *z = (u8*)zBuf;
-  int rc;
-
-  if( !p->bCrypt ) return pSub->pMethods->xRead(pSub, zBuf, iAmt, iOfst);
-  rc = tcRepair(p);
-  if( rc!=SQLITE_OK ){
-    memset(z, 0, iAmt);
-    return SQLITE_IOERR_READ;
-  }
-  TC_ADD(tcStats.nLogicalRead, (u64)iAmt);
+static int tcReadRange(TcFile *p, u8 *z, int iAmt, i64 iOfst){
+  sqlite3_file *pSub = ORIGFILE(p);
+  int rc = SQLITE_OK;
   while( iAmt>0 ){
     i64 k;
     int iOff, n;
@@ -1089,10 +1132,121 @@ static int tcRead(sqlite3_file *pFile, void *zBuf, int iAmt, sqlite3_int64 iOfst
   return rc;
 }
 
+static int tcRead(sqlite3_file *pFile, void *zBuf, int iAmt, sqlite3_int64 iOfst){
+  TcFile *p = (TcFile*)pFile;
+  sqlite3_file *pSub = ORIGFILE(pFile);
+
+  if( !p->bCrypt ) return pSub->pMethods->xRead(pSub, zBuf, iAmt, iOfst);
+  if( tcRepair(p)!=SQLITE_OK ){
+    memset(zBuf, 0, iAmt);
+    return SQLITE_IOERR_READ;
+  }
+  TC_ADD(tcStats.nLogicalRead, (u64)iAmt);
+  return tcReadRange(p, (u8*)zBuf, iAmt, iOfst);
+}
+
+/* ------------------------------------------------ the TEMP database's free pages */
+
+static u32 tcGet4(const u8 *a){
+  return ((u32)a[0]<<24) | ((u32)a[1]<<16) | ((u32)a[2]<<8) | a[3];
+}
+
+/* The freelist and page size from the header z of the TEMP database. */
+static void tcFreeHeader(TcFile *p, const u8 *z){
+  u32 szPage = ((u32)z[16]<<8) | z[17];
+  if( szPage==1 ) szPage = 65536;
+  p->iTrunk = tcGet4(z+32);
+  p->nFree = tcGet4(z+36);
+  p->szPage = szPage;
+  p->szUsable = szPage - z[20];
+}
+
+/*
+** A write of n bytes at iOfst reached the TEMP database (see "The TEMP
+** database" above).  A write of page 1 whose change counter is one above
+** that of the last page 1 starts a commit's flush and records the header;
+** any other page 1, or any write after the flush ended, cancels it.
+*/
+static void tcFreeNote(TcFile *p, const u8 *z, int n, i64 iOfst){
+  if( iOfst==0 && n>=100 ){
+    u32 iChange = tcGet4(z+24);
+    p->eFree = iChange==p->iChange+1 ? TC_FREE_FLUSH : TC_FREE_NONE;
+    p->iChange = iChange;
+    tcFreeHeader(p, z);
+  }else if( p->eFree==TC_FREE_SYNCED ){
+    p->eFree = TC_FREE_NONE;
+  }
+}
+
+/*
+** A page of the TEMP database as it is committed, or NULL: read from the
+** file by the commit path (tcFreeFromFile), from SQLite's cache by
+** sqlite3_tempcrypt_reclaim() (tcFreeFromCache).
+*/
+typedef const u8 *(*TcPageFn)(TcFile *p, void *pCtx, u32 iPage);
+
+/*
+** Give back the memory of the blocks of the TEMP database's free leaf
+** pages, of the freelist that tcFreeHeader recorded, with its trunk pages
+** from xPage.  Only blocks that lie wholly inside one free page go (a
+** block larger than a page holds other pages too).  The walk reads at most
+** as many pages as the header counts and stops at anything that is not a
+** well-formed freelist.
+*/
+static void tcFreeRelease(TcFile *p, TcPageFn xPage, void *pCtx){
+  u32 iTrunk = p->iTrunk;
+  u32 nLeft = p->nFree;
+  i64 nPage;
+  int perPage;
+  if( p->szPage<512 || p->szPage>65536 || (p->szPage & (p->szPage-1))!=0
+   || p->szUsable<480 || p->szUsable>p->szPage
+   || p->szBlock==0 || (u32)p->szBlock>p->szPage || p->nMemTop==0 ){
+    return;
+  }
+  nPage = p->iSize / p->szPage;
+  perPage = (int)(p->szPage / (u32)p->szBlock);
+  while( iTrunk>=2 && iTrunk<=nPage && nLeft>0 ){
+    const u8 *a = xPage(p, pCtx, iTrunk);
+    u32 nLeaf, i;
+    if( a==0 ) break;
+    nLeaf = tcGet4(a+4);
+    nLeft--;
+    if( nLeaf>p->szUsable/4-2 || nLeaf>nLeft ) break;
+    for(i=0; i<nLeaf; i++){
+      u32 iLeaf = tcGet4(a + 8 + i*4);
+      int j;
+      if( iLeaf<2 || iLeaf>nPage ) continue;
+      for(j=0; j<perPage; j++) tcMemFree(p, (i64)(iLeaf-1)*perPage + j);
+    }
+    nLeft -= nLeaf;
+    iTrunk = tcGet4(a);
+  }
+  tcMemTrim(p);
+}
+
+/* The commit path: the file is equal to the database. */
+static const u8 *tcFreeFromFile(TcFile *p, void *pCtx, u32 iPage){
+  u8 *a = (u8*)pCtx;
+  if( tcReadRange(p, a, (int)p->szPage, (i64)(iPage-1)*p->szPage)!=SQLITE_OK ) return 0;
+  return a;
+}
+
+/* A commit of the TEMP database wrote its page cache out (eFree). */
+static void tcFreeAtCommit(TcFile *p){
+  u8 *a;
+  if( p->bPending || p->nMemTop==0 || p->nFree==0 || p->szPage<512 || p->szPage>65536 ) return;
+  a = sqlite3_malloc((int)p->szPage);
+  if( a==0 ) return;                    /* then the next one */
+  tcFreeRelease(p, tcFreeFromFile, a);
+  sqlite3_free(a);
+}
+
 static int tcWrite(sqlite3_file *pFile, const void *zBuf, int iAmt, sqlite3_int64 iOfst){
   TcFile *p = (TcFile*)pFile;
   sqlite3_file *pSub = ORIGFILE(pFile);
   const u8 *z = (const u8*)zBuf;
+  const int iAmtIn = iAmt;
+  const i64 iOfstIn = iOfst;
   i64 iOldSize = p->iSize;
   int rc;
 
@@ -1125,7 +1279,11 @@ static int tcWrite(sqlite3_file *pFile, const void *zBuf, int iAmt, sqlite3_int6
     iOfst += n;
     iAmt -= n;
   }
-  if( rc!=SQLITE_OK ) tcWriteFailed(p, iOldSize);
+  if( rc!=SQLITE_OK ){
+    tcWriteFailed(p, iOldSize);
+  }else if( p->bTempDb ){
+    tcFreeNote(p, (const u8*)zBuf, iAmtIn, iOfstIn);
+  }
   return rc;
 }
 
@@ -1147,7 +1305,10 @@ static int tcTruncate(sqlite3_file *pFile, sqlite3_int64 size){
   ** truncate has succeeded. */
   if( (p->bPending && p->kPending*p->szBlock<size) || size>p->iSize ){
     rc = tcRepair(p);
-    if( rc!=SQLITE_OK ) return SQLITE_IOERR_TRUNCATE;
+    if( rc!=SQLITE_OK ){
+      p->eFree = TC_FREE_NONE;
+      return SQLITE_IOERR_TRUNCATE;
+    }
   }
   rc = tcFillLast(p, size);
   if( rc!=SQLITE_OK ){
@@ -1159,6 +1320,7 @@ static int tcTruncate(sqlite3_file *pFile, sqlite3_int64 size){
     if( rc!=SQLITE_OK ){
       /* The fill above may have grown the file: undo it, as for a write. */
       if( p->iSize!=iSizeBefore ) tcWriteFailed(p, iSizeBefore);
+      p->eFree = TC_FREE_NONE;
       return rc;
     }
     tcLowerCut(p, size);
@@ -1269,7 +1431,8 @@ static int tcPragma(char **azArg){
 **               0 and the answer is 0: the file is never mapped (its
 **               table has no xFetch); the result code is the lower's, so
 **               a lower VFS without mmap still says SQLITE_NOTFOUND;
-**   answered    PRAGMA tempcrypt_budget (tcPragma);
+**   answered    PRAGMA tempcrypt_budget (tcPragma); TC_FCNTL_SELF, the
+**               shim's own, for sqlite3_tempcrypt_reclaim();
 **   refused     CHUNK_SIZE (the unix VFS would then round truncates up and
 **               leave old blocks and counters past the end, which would
 **               read back as data when the file grows again), SIZE_LIMIT
@@ -1281,7 +1444,8 @@ static int tcPragma(char **azArg){
 ** A file without its lower file yet (the memory tier) answers the hints
 ** SQLite sends every temp file itself: SIZE_HINT SQLITE_OK (there is
 ** nothing to reserve), MMAP_SIZE SQLITE_OK and 0 (never mapped), SYNC and
-** COMMIT_PHASETWO SQLITE_NOTFOUND (nothing to sync).  The forwarded ops
+** COMMIT_PHASETWO SQLITE_NOTFOUND (nothing to sync; of the TEMP database
+** they first drive tcFreeNote's sequence).  The forwarded ops
 ** that report on or configure the lower file open it first, so that they
 ** answer what the lower file would.
 */
@@ -1289,6 +1453,10 @@ static int tcFileControl(sqlite3_file *pFile, int op, void *pArg){
   TcFile *p = (TcFile*)pFile;
   sqlite3_file *pSub = ORIGFILE(pFile);
   int rc;
+  if( op==TC_FCNTL_SELF ){
+    *(TcFile**)pArg = p;
+    return SQLITE_OK;
+  }
   if( op==SQLITE_FCNTL_PRAGMA ){
     rc = tcPragma((char**)pArg);
     if( rc!=SQLITE_NOTFOUND || p->bCrypt ) return rc;
@@ -1297,6 +1465,16 @@ static int tcFileControl(sqlite3_file *pFile, int op, void *pArg){
     switch( op ){
       case SQLITE_FCNTL_SYNC:
       case SQLITE_FCNTL_COMMIT_PHASETWO:
+        if( p->bTempDb ){
+          /* The end of a commit's flush, then of the commit (tcFreeNote). */
+          if( op==SQLITE_FCNTL_SYNC ){
+            if( p->eFree==TC_FREE_FLUSH ) p->eFree = TC_FREE_SYNCED;
+          }else{
+            if( p->eFree==TC_FREE_SYNCED ) tcFreeAtCommit(p);
+            p->eFree = TC_FREE_NONE;
+            p->bCommitted = 1;
+          }
+        }
         if( !p->bLower ) return SQLITE_NOTFOUND;
         break;
       case SQLITE_FCNTL_VFSNAME:
@@ -1444,6 +1622,7 @@ static int tcOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile,
     ** ephemeral tables) gets its page size. */
     p->bDbFile = (flags & (SQLITE_OPEN_MAIN_DB|SQLITE_OPEN_TEMP_DB
                            |SQLITE_OPEN_TRANSIENT_DB))!=0;
+    p->bTempDb = (flags & SQLITE_OPEN_TEMP_DB)!=0;
     if( TC_LOAD(tcBudget)>0 ){
       p->openFlags = flags;
       if( pOutFlags ) *pOutFlags = flags;
@@ -1618,6 +1797,48 @@ void sqlite3_tempcrypt_stats(struct sqlite3_tempcrypt_stats *pOut, int reset){
     pOut->nMemBytes = now;
     pOut->nMemPeak = v>now ? v : now;
   }
+}
+
+/* sqlite3_tempcrypt_reclaim: a page as SQLite has it (pCtx: a statement
+** on sqlite_dbpage('temp')). */
+static const u8 *tcFreeFromCache(TcFile *p, void *pCtx, u32 iPage){
+  sqlite3_stmt *pStmt = (sqlite3_stmt*)pCtx;
+  const u8 *a = 0;
+  sqlite3_reset(pStmt);
+  sqlite3_bind_int64(pStmt, 1, iPage);
+  if( sqlite3_step(pStmt)==SQLITE_ROW ){
+    a = (const u8*)sqlite3_column_blob(pStmt, 0);
+    if( p && (u32)sqlite3_column_bytes(pStmt, 0)!=p->szPage ) a = 0;
+  }
+  return a;
+}
+
+int sqlite3_tempcrypt_reclaim(sqlite3 *db){
+  sqlite3_stmt *pStmt;
+  const u8 *a;
+  TcFile *p = 0;
+  int rc;
+  /* Our file, also under another shim (which passes the op down). */
+  if( sqlite3_file_control(db, "temp", TC_FCNTL_SELF, &p)!=SQLITE_OK || p==0 ){
+    return SQLITE_OK;             /* no TEMP database file, or not ours */
+  }
+  if( !p->bTempDb || !p->bCommitted || p->nMemTop==0 ) return SQLITE_OK;
+  /* No transaction open and no statement running: what SQLite has is the
+  ** committed database, and a free page is no one's. */
+  if( !sqlite3_get_autocommit(db) ) return SQLITE_OK;
+  for(pStmt=sqlite3_next_stmt(db, 0); pStmt; pStmt=sqlite3_next_stmt(db, pStmt)){
+    if( sqlite3_stmt_busy(pStmt) ) return SQLITE_OK;
+  }
+  rc = sqlite3_prepare_v2(db, "SELECT data FROM sqlite_dbpage('temp') WHERE pgno=?1",
+                          -1, &pStmt, 0);
+  if( rc!=SQLITE_OK ) return rc;
+  p->bCommitted = 0;
+  a = tcFreeFromCache(0, pStmt, 1);
+  if( a && sqlite3_column_bytes(pStmt, 0)>=100 ){
+    tcFreeHeader(p, a);
+    if( p->nFree>0 ) tcFreeRelease(p, tcFreeFromCache, pStmt);
+  }
+  return sqlite3_finalize(pStmt);
 }
 
 #ifdef SQLITE_TEMPCRYPT_TESTING

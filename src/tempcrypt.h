@@ -58,6 +58,23 @@ int sqlite3_tempcrypt_set_enabled(int on);
 int64_t sqlite3_tempcrypt_budget(int64_t N);
 
 /*
+** Give the memory tier back the blocks of the free pages of db's TEMP
+** database (the pages of dropped TEMP tables and deleted rows).  The shim
+** does so by itself at each commit of the TEMP database that writes its
+** page cache out; SQLite keeps a temp database's changed pages in its
+** cache across commits until a quarter of the cache is dirty, so a
+** program calls this between statements (no transaction open, no
+** statement running; else it does nothing) to have the memory back at
+** once.  It reads the freelist through sqlite_dbpage (SQLite compiled
+** with SQLITE_ENABLE_DBPAGE_VTAB), only after a commit of the TEMP
+** database since the last call, so it is cheap when there is nothing to
+** do.  It changes nothing in the database (free pages read as zeros
+** afterwards; SQLite never reads them).  Returns an SQLite result code.
+*/
+struct sqlite3;
+int sqlite3_tempcrypt_reclaim(struct sqlite3 *db);
+
+/*
 ** Process-wide statistics, updated atomically.  One list, expanded by
 ** X-macros into the struct, the wasm export and the count the JS reads.
 ** (C allows no typedef with the function's name, so the type is spelled

@@ -91,7 +91,9 @@ let nameCounter = 0;
 async function runProgram(program, subject, where, stats) {
   const name = `fz-${program.seed}-${++nameCounter}.db`;
   const st = where.storageFor(`p${program.seed}`, name);
-  const oracle = new Oracle(SCHEMA, codes);
+  fs.mkdirSync(OUT, { recursive: true });
+  const oracle = new Oracle(SCHEMA, codes, OUT);
+  const withTemp = ![...allOps(program.groups)].some((o) => o.op === 'import' || o.op === 'reopen' || o.op === 'close');
   let failure = null;
   try {
     const started = await subject.call({ cmd: 'start', name, options: st.options, persistent: st.persistent, schema: SCHEMA });
@@ -111,12 +113,16 @@ async function runProgram(program, subject, where, stats) {
       if (failure) break;
     }
     if (!failure) {
-      const mine = await subject.call({ cmd: 'dump' });
-      const theirs = oracle.dump();
+      const mine = await subject.call({ cmd: 'dump', temp: withTemp });
+      const theirs = oracle.dump(withTemp);
       if (mine && mine.crash) failure = { kind: 'crash', detail: `dump: ${mine.crash}` };
       else if (mine && theirs && toJson(mine.tables) !== toJson(theirs.tables)) {
         failure = { kind: 'final', detail: `final database differs:\n  expected ${clip(toJson(theirs.tables))}\n       got ${clip(toJson(mine.tables))}` };
       } else if (mine && toJson(mine.integrity) !== '["ok"]') failure = { kind: 'final', detail: `integrity_check: ${mine.integrity.join('; ')}` };
+      else if (mine && theirs) {
+        const k = Object.keys(theirs.state).find((key) => toJson(mine.state[key]) !== toJson(theirs.state[key]));
+        if (k) failure = { kind: 'final', what: k, detail: `final database state differs: ${k}: expected ${clip(toJson(theirs.state[k]))}, got ${clip(toJson(mine.state[k]))}` };
+      }
     }
   } finally {
     oracle.close();
@@ -208,7 +214,7 @@ async function shrink(program, failure, subject, where, budgetMs = Number(proces
       if (size(cand) >= size(best)) continue;
       tries++;
       const f = await runProgram(cand, subject, where, { calls: 0 });
-      if (f && f.kind === failure.kind) { best = cand; bestFailure = f; progress = true; break; }
+      if (f && f.kind === failure.kind && f.what === failure.what) { best = cand; bestFailure = f; progress = true; break; }
     }
   }
   return { program: best, failure: bestFailure, tries, ms: Date.now() - t0 };

@@ -26,7 +26,8 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { fzf, fzcount, fzeq, FzBoom } from './functions.js';
-import { dec } from './program.js';
+import path from 'node:path';
+import { dec, stateQueries } from './program.js';
 
 // SQLite's result code names -> numbers, from sqlite3.h.
 export function resultCodes(header) {
@@ -77,9 +78,15 @@ function sqlText(sql) {
   return well(sql);
 }
 
+let fileCounter = 0;
+
 export class Oracle {
-  constructor(schema, codes) {
+  // dir: where its database files go (a file, as the package's storages
+  // have, so that journal_mode and the like compare).
+  constructor(schema, codes, dir) {
     this.codes = codes;
+    this.dir = dir;
+    this.files = [];
     this.db = this.fresh();
     if (schema) this.db.exec(schema);
     this.slots = {};     // slot -> { sql, owner } (prepared anew on each use)
@@ -90,7 +97,10 @@ export class Oracle {
   }
 
   fresh(image) {
-    const d = new Database(image || ':memory:');
+    const file = path.join(this.dir, `oracle-${process.pid}-${++fileCounter}.db`);
+    if (image) fs.writeFileSync(file, image);
+    this.files.push(file);
+    const d = new Database(file);
     d.defaultSafeIntegers(true);
     d.function('fzf', { deterministic: true }, (x) => toO(fzf(fromO(x))));
     d.function('fzeq', (a, b) => {
@@ -379,15 +389,22 @@ export class Oracle {
     return this.expected;
   }
 
-  // The final database: every table's rows, integrity_check.
-  dump() {
+  // The final database: every table's rows, integrity_check, the state
+  // (stateQueries; TEMP's if withTemp).
+  dump(withTemp) {
     if (this.closed) return null;
     const tables = {};
     for (const { name } of this.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all()) {
       tables[name] = this.db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).raw(true).all().map(rowFromO);
     }
-    return { tables, integrity: ['ok'] };
+    const state = {};
+    const num = (v) => (typeof v === 'bigint' ? Number(v) : v);
+    for (const [k, sql] of stateQueries(withTemp)) state[k] = this.db.prepare(sql).raw(true).all().map((r) => num(r[0]));
+    return { tables, integrity: ['ok'], state };
   }
 
-  close() { this.db.close(); }
+  close() {
+    if (this.db.open) this.db.close();
+    for (const f of this.files) for (const g of [f, `${f}-journal`]) fs.rmSync(g, { force: true });
+  }
 }

@@ -157,11 +157,31 @@ function literal(r, known) {
 }
 
 // ---- statements.  Each maker returns { sql, params?, osql? }.
-export const SCHEMA = 'CREATE TABLE t(id INTEGER PRIMARY KEY, a, b TEXT, c BLOB, n INTEGER DEFAULT 0);' +
+// page_size first: the builds' defaults differ (docs/api.md, compile-time
+// options), and the state compared below includes it.
+export const SCHEMA = 'PRAGMA page_size=4096; CREATE TABLE t(id INTEGER PRIMARY KEY, a, b TEXT, c BLOB, n INTEGER DEFAULT 0);' +
   ' CREATE TABLE u(k TEXT PRIMARY KEY, v);' +
   ' CREATE TABLE w(s TEXT NOT NULL, n INTEGER DEFAULT 0)';
 
 const KEYS = ['k1', 'k2', 'k3', 'k4'];
+
+// What the final dump compares besides the rows: the PRAGMAs that describe
+// a database file and its schema, of main and of TEMP (whose page size and
+// freelist follow the builds' different default page size, so they are left
+// out, as TEMP is for programs that import, reopen or close: the oracle
+// gets a new connection where the package keeps its own, or the reverse).
+// [key, sql]; the value is the first column of the rows.
+export function stateQueries(withTemp) {
+  const q = [];
+  for (const s of withTemp ? ['main', 'temp'] : ['main']) {
+    for (const p of ['auto_vacuum', 'page_size', 'journal_mode', 'user_version', 'application_id', 'freelist_count']) {
+      if (s === 'temp' && (p === 'page_size' || p === 'freelist_count')) continue;
+      q.push([`${s}.${p}`, `PRAGMA ${s}.${p}`]);
+    }
+    q.push([`${s}.schema`, `SELECT type || ' ' || name || ' ' || tbl_name || ': ' || coalesce(sql, '') FROM ${s}.sqlite_schema ORDER BY name`]);
+  }
+  return q;
+}
 
 function writeStmt(r, known, inTx) {
   const v = () => randValue(r, known);
@@ -205,6 +225,14 @@ function scriptStmt(r, known, inTx) {
     [1, () => "INSERT INTO u VALUES ('k1', 1)"],
     [!inTx ? 1 : 0, () => r.pick(['BEGIN', 'COMMIT', 'ROLLBACK'])],
     [1, () => '-- just a comment'],
+    // The database's own state (compared at the end: stateQueries).
+    [1, () => 'VACUUM'],
+    [1, () => 'CREATE TEMP TABLE IF NOT EXISTS tt(v)'],
+    [1, () => `INSERT INTO tt SELECT zeroblob(${r.pick([10, 3000])}) FROM t`],
+    [1, () => 'DROP TABLE IF EXISTS temp.tt'],
+    [0.5, () => `PRAGMA ${r.pick(['', 'temp.'])}auto_vacuum=${r.pick(['NONE', 'FULL', 'INCREMENTAL'])}`],
+    [0.5, () => `PRAGMA ${r.pick(['user_version', 'application_id'])}=${r.int(4)}`],
+    [0.5, () => r.pick(["ATTACH '' AS ax", 'DETACH ax', 'CREATE TABLE IF NOT EXISTS ax.q(v)'])],
   ])();
 }
 
@@ -271,6 +299,7 @@ class Gen {
       [depth < 2 ? 2 : 0, 'tx'], [!inTx ? 1 : 0, 'export'], [!inTx && images.length ? 1 : 0, 'import'],
       [!inTx && last ? 0.5 : 0, 'import-garbage'],
       [inTx ? 0.3 : 0, 'end-tx-by-sql'],
+      [!inTx ? 1 : 0, 'temp-store'],
     ]);
     switch (kind) {
       case 'stmt': return this.stmtOp(h, inTx);
@@ -315,6 +344,11 @@ class Gen {
         return this.op({ op: 'import', h, from: 'garbage', how: r.pick(['bytes', 'stream', 'chunks', 'blob']) });
       case 'end-tx-by-sql':
         return this.op({ op: 'exec', h, sql: r.pick(['ROLLBACK', 'COMMIT']) });
+      case 'temp-store':
+        // Alone and outside transactions: inside one, SQLite refuses it
+        // only if the TEMP database exists, and exportStream's
+        // sqlite_dbpage makes it exist where better-sqlite3 has none.
+        return this.op({ op: 'exec', h, sql: `PRAGMA temp_store=${r.pick(['FILE', 'MEMORY', 'DEFAULT'])}` });
       default: throw new Error(kind);
     }
   }

@@ -6,9 +6,9 @@
 // and answers are JSON text (./program.js's codec):
 //   { cmd: 'start', name, options, persistent, schema }  -> {}
 //   { cmd: 'group', group }          -> { outcomes: { id: { ok } | { err } }, hang: [ids] }
-//   { cmd: 'dump' }                  -> { tables, integrity } of the final database
+//   { cmd: 'dump', temp }            -> { tables, integrity, state } of the final database
 //   { cmd: 'end' }                   -> {} (closes what is open)
-import { dec, fromJson, toJson } from './program.js';
+import { dec, fromJson, toJson, stateQueries } from './program.js';
 
 class NoSlot extends Error { constructor(slot) { super(`no statement ${slot} (its prepare failed)`); this.name = 'NoSlot'; } }
 class FzAbort extends Error { constructor() { super('abort'); this.name = 'FzAbort'; } }
@@ -174,7 +174,7 @@ export function createRunner({ open, watchdogMs = 10000 }) {
     return out;
   };
 
-  async function dump() {
+  async function dump({ temp: withTemp }) {
     if (db.closed) {
       if (!persistent) return null;
       db = await open(name, options);
@@ -184,7 +184,9 @@ export function createRunner({ open, watchdogMs = 10000 }) {
       tables[t] = await db.query(`SELECT * FROM "${t}" ORDER BY rowid`, undefined, { rowMode: 'array' });
     }
     const integrity = (await db.query('PRAGMA integrity_check', undefined, { rowMode: 'array' })).map((r) => r[0]);
-    return { tables, integrity };
+    const state = {};
+    for (const [k, sql] of stateQueries(withTemp)) state[k] = (await db.query(sql, undefined, { rowMode: 'array' })).map((r) => r[0]);
+    return { tables, integrity, state };
   }
 
   const commands = {

@@ -105,6 +105,10 @@ export function defineCTests(rt) {
     expectPass(t, runC(ctest('keyhygiene'), [], rt), 'keyhygiene');
   });
 
+  test(`the TEMP database's free pages give their memory back, no data lost, in wasm (${rt})`, (t) => {
+    expectPass(t, runC(ctest('tempfree'), ['-programs', '4'], rt), 'tempfree');
+  });
+
   test(`recovery after a fault clears (every ${nth(d.recovery)} position) in wasm (${rt})`, (t) => {
     expectPass(t, runC(ctest('recovery'), ['-stride', d.recovery], rt), 'recovery');
   });

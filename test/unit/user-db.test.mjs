@@ -1,0 +1,113 @@
+// The user's database stays as they made it: VACUUM, VACUUM INTO and
+// temp_store changes through the package leave main's and TEMP's settings
+// and schema as better-sqlite3 leaves them for the same SQL, and the
+// memory tier still gets a dropped TEMP table's memory back with SQLite's
+// default page cache (sqlite3_tempcrypt_reclaim after each call).
+// make test-node-unit.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { open as openSync } from '../../dist/worker.js';
+
+// What describes a database file, and its schema.  (The text encoding is
+// read from the file: the browser build has no PRAGMA encoding, see
+// SQLITE_OMIT_UTF16 in docs/api.md.)
+const STATE = ['auto_vacuum', 'page_size', 'journal_mode', 'user_version', 'application_id'];
+const encodingOf = (file) => fs.readFileSync(file).readUInt32BE(56);
+function stateOf(query, schema = 'main') {
+  const out = {};
+  for (const p of STATE) out[p] = Object.values(query(`PRAGMA ${schema}.${p}`)[0])[0];
+  out.schema = query(`SELECT type, name, tbl_name, sql FROM ${schema}.sqlite_schema ORDER BY name`);
+  return out;
+}
+
+// The file both start from, made by better-sqlite3: both then open the same
+// bytes, whatever either build's defaults for a new database are.
+const SETUP = `PRAGMA auto_vacuum=NONE; PRAGMA page_size=4096; PRAGMA user_version=7; PRAGMA application_id=1234;
+  CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT); CREATE INDEX tb ON t(b);
+  INSERT INTO t(b) SELECT printf('%0200d', value) FROM (WITH RECURSIVE c(value) AS (SELECT 1 UNION ALL SELECT value+1 FROM c WHERE value<500) SELECT value FROM c);
+  DELETE FROM t WHERE a % 3 = 0`;
+
+describe('the user database after VACUUM, VACUUM INTO and temp_store (as better-sqlite3)', () => {
+  let dir;
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tc-userdb-'));
+    const seed = new Database(path.join(dir, 'seed.db'));
+    seed.exec(SETUP);
+    seed.close();
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  // The same SQL on a copy of the seed in each; the states of main, the
+  // VACUUM INTO copy and TEMP, side by side.
+  async function both(tag, sql) {
+    const mine = path.join(dir, `${tag}-ours.db`), theirs = path.join(dir, `${tag}-b3.db`);
+    fs.copyFileSync(path.join(dir, 'seed.db'), mine);
+    fs.copyFileSync(path.join(dir, 'seed.db'), theirs);
+    const b3 = new Database(theirs);
+    const db = await openSync(`${tag}-ours.db`, { storage: 'file', dir });
+    try {
+      b3.exec(sql(path.join(dir, `${tag}-b3-into.db`)));
+      db.exec(sql(path.join(dir, `${tag}-ours-into.db`)));
+      const q3 = (s) => b3.prepare(s).all(), q = (s) => db.query(s);
+      const r = {
+        ours: { main: stateOf(q), temp: stateOf(q, 'temp') },
+        b3: { main: stateOf(q3), temp: stateOf(q3, 'temp') },
+      };
+      await db.close();
+      b3.close();
+      r.ours.main.encoding = encodingOf(mine);
+      r.b3.main.encoding = encodingOf(theirs);
+      return r;
+    } finally { await db.close(); if (b3.open) b3.close(); }
+  }
+
+  function intoState(file) {
+    const d = new Database(file, { readonly: true });
+    try { return { ...stateOf((s) => d.prepare(s).all()), encoding: encodingOf(file) }; } finally { d.close(); }
+  }
+
+  test('VACUUM and VACUUM INTO keep main as it is', async () => {
+    const r = await both('vac', (into) => `CREATE TEMP TABLE x(y); INSERT INTO x VALUES (1); VACUUM; VACUUM INTO '${into}'`);
+    assert.deepEqual(r.ours.main, r.b3.main);
+    assert.equal(r.ours.main.auto_vacuum, 0, 'main stays auto_vacuum NONE');
+    assert.deepEqual(intoState(path.join(dir, 'vac-ours-into.db')), intoState(path.join(dir, 'vac-b3-into.db')));
+  });
+
+  test('VACUUM after SQL naming temp_store keeps main as it is', async () => {
+    const r = await both('ts', (into) => `PRAGMA temp_store=FILE; CREATE TEMP TABLE x(y); PRAGMA temp_store=DEFAULT; VACUUM; VACUUM INTO '${into}'`);
+    assert.deepEqual(r.ours.main, r.b3.main);
+    assert.deepEqual(intoState(path.join(dir, 'ts-ours-into.db')), intoState(path.join(dir, 'ts-b3-into.db')));
+  });
+
+  test('a TEMP database the user made INCREMENTAL stays INCREMENTAL', async () => {
+    const r = await both('inc', () => `PRAGMA temp_store=FILE; PRAGMA temp.auto_vacuum=INCREMENTAL; CREATE TEMP TABLE x(y); INSERT INTO x VALUES (1)`);
+    assert.equal(r.b3.temp.auto_vacuum, 2);
+    // A new TEMP database takes SQLITE_DEFAULT_PAGE_SIZE: 8192 here, 4096 there (docs/api.md).
+    assert.deepEqual({ ...r.ours.temp, page_size: 0 }, { ...r.b3.temp, page_size: 0 });
+    assert.deepEqual(r.ours.main, r.b3.main);
+  });
+});
+
+// With a TEMP page cache of 100 pages the DROP's commit keeps its changed
+// pages in the cache (SQLite writes a temp database out at commit only once
+// a quarter of its cache is dirty): the file learns nothing of the freed
+// pages, and the reclaim after the call gives their memory back.
+test('a dropped TEMP table gives the memory tier its budget back with a larger page cache', async () => {
+  const db = await openSync('tier-drop-default.db', { storage: 'memory' });
+  try {
+    db.exec(`PRAGMA temp_store=FILE; PRAGMA temp.cache_size=100; CREATE TEMP TABLE y(b);
+      INSERT INTO y WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<5000) SELECT printf('%0400d', n) FROM c`);
+    const full = db.tempcrypt.stats().nMemBytes;
+    assert.ok(full >= 2000000, `the temp table was in the tier: ${full}`);
+    db.exec('DROP TABLE y');
+    const after = db.tempcrypt.stats().nMemBytes;
+    assert.ok(after < 128 * 1024, `bytes still held after DROP TABLE: ${after} of ${full}`);
+    assert.equal(db.query('PRAGMA temp.auto_vacuum')[0].auto_vacuum, 0, 'the TEMP database keeps its auto_vacuum');
+    db.exec(`CREATE TEMP TABLE z(b); INSERT INTO z WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<5000) SELECT printf('%0400d', n) FROM c`);
+    assert.equal(db.query(`SELECT count(*) AS n FROM z WHERE b = printf('%0400d', rowid)`)[0].n, 5000);
+  } finally { await db.close(); }
+});
