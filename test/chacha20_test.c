@@ -108,13 +108,20 @@ static void test_properties(TuRng *rng, int nIter){
     CHECK(memcmp(a, b+64, 64)==0, "counter 2^32-2 continues into 2^32-1");
   }
 
-  /* The wipe really zeroes. */
-  memset(a, 0xa5, 100);
-  tempcrypt_wipe(a, 100);
+  /* The wipe zeroes exactly [p, p+n), at every alignment and length
+  ** around its 16-byte stores. */
   {
-    int i, z = 1;
-    for(i=0; i<100; i++) if( a[i] ) z = 0;
-    CHECK(z, "tempcrypt_wipe zeroes");
+    int iOff, n, i, nBad = 0;
+    for(iOff=0; iOff<16; iOff++){
+      for(n=0; n<=80; n++){
+        memset(a, 0xa5, 100);
+        tempcrypt_wipe(a+iOff, (size_t)n);
+        for(i=0; i<100; i++){
+          if( a[i]!=(i>=iOff && i<iOff+n ? 0 : 0xa5) ) nBad++;
+        }
+      }
+    }
+    CHECK(nBad==0, "tempcrypt_wipe zeroes exactly its range at every alignment");
   }
 }
 

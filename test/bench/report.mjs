@@ -89,6 +89,26 @@ if (recs.some((r) => r.target === 'wasi-wasmtime')) {
     }
   }
 }
+// Native and WASI: what the cipher costs, encrypted / plaintext temp files
+// (medians of alternating runs in one process), with the memory tier at its
+// default budget and without it (tier 0).
+const cTargets = [['native', 'native'], ['wasi', 'node:wasi'], ['wasi-wasmtime', 'wasmtime']]
+  .filter(([t]) => recs.some((r) => r.target === t));
+if (cTargets.length) {
+  out.push('', `| rows | settings | workload |${cTargets.map(([, n]) => ` ${n} plain ms | ${n} enc / plain |${hasTier0 ? ` ${n} tier 0 / plain |` : ''}`).join('')}`,
+    `|${'---|'.repeat(3 + cTargets.length * (hasTier0 ? 3 : 2))}`);
+  for (const k of keys) {
+    const [rows, settings] = [Number(k.split('|')[0]), k.split('|')[1]];
+    for (const w of workloads) {
+      const q = { rows, settings, workload: w };
+      if (!cTargets.some(([t]) => find({ ...q, target: t }))) continue;
+      out.push(`| ${rows} | ${settings} | ${w} |${cTargets.map(([t]) => {
+        const pl = find({ ...q, target: t, mode: 'plain' });
+        return ` ${pl ? pl.ms.toFixed(1) : '-'} | ${ratio(enc({ ...q, target: t }), pl)} |${hasTier0 ? ` ${ratio(enc0({ ...q, target: t }), pl)} |` : ''}`;
+      }).join('')}`);
+    }
+  }
+}
 if (big.length) {
   out.push('', '| larger than memory (Chromium, OPFS) | MiB | workload | seconds | heap peak MiB | memory tier peak MiB | temp MiB below | OPFS calls (temp) | s in them | MiB enciphered | result |',
     '|---|---|---|---|---|---|---|---|---|---|---|');
