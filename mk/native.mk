@@ -10,7 +10,7 @@ STRESS_SEED  ?= $(shell date +%s)
 # Every C test program test/NAME.c is built in three variants, each with
 # its own objects and flags stamp: plain ($(CFLAGS)), asan (ASan + UBSan +
 # LSan) and tsan.  A variant links the program with the test library
-# (libtest.a: check.c, test/c/proof.c and the parts in test/c/proof/), the
+# (libtest.a: check.c, checkvfs.c, test/c/proof.c and the parts in test/c/proof/), the
 # library with its test hooks (libtempcrypt-test.a) and SQLite (plain: the
 # native build's sqlite3.o).  $(TEST_DIR_<variant>)/NAME is the program.
 TEST_VARIANTS  := plain asan tsan
@@ -26,8 +26,8 @@ TEST_SQLITE_asan  := $(TEST_DIR_asan)/sqlite3.o
 TEST_SQLITE_tsan  := $(TEST_DIR_tsan)/sqlite3.o
 TEST_INC      := -I$(SQLITE_DIR) -Isrc -Itest/c -DSQLITE_TEMPCRYPT_TESTING
 TEST_CFLAGS    = $(CFLAGS) $(WARN) $(TEST_INC)
-TEST_LIB_SRC  := test/c/check.c test/c/proof.c $(sort $(wildcard test/c/proof/*.c))
-TEST_LIB_HDR  := test/c/check.h test/c/proof.h test/c/testutil.h $(wildcard test/c/proof/*.h)
+TEST_LIB_SRC  := test/c/check.c test/c/checkvfs.c test/c/proof.c $(sort $(wildcard test/c/proof/*.c))
+TEST_LIB_HDR  := test/c/check.h test/c/checkvfs.h test/c/proof.h test/c/testutil.h $(wildcard test/c/proof/*.h)
 # Programs checked against libsodium.
 TEST_DEFS_chacha20_test := -DHAVE_LIBSODIUM
 TEST_LIBS_chacha20_test := -lsodium

@@ -126,7 +126,7 @@ TESTS="chacha20_test stress leakcheck difftest faulttest keyhygiene ctgrind reco
 
 echo "mutate: compiling the test programs once"
 mkdir -p "$W/obj/lib"
-for f in test/c/check.c test/c/proof.c test/c/proof/*.c; do
+for f in test/c/check.c test/c/checkvfs.c test/c/proof.c test/c/proof/*.c; do
   o="$W/obj/lib/$(echo "${f#test/c/}" | tr / _).o"
   $CC $CFL -Isrc -c "$f" -o "$o" || exit 2
 done
