@@ -1,5 +1,6 @@
 # sqlite-tempcrypt build.  `make` builds the native library and shell,
-# `make test` runs every test, `make demo` serves the leak-check demo.
+# `make test` runs every test, `make check` the quick ones between edits
+# (test/README.md says which), `make demo` serves the leak-check demo.
 # Builds for WASI and the browser live in mk/*.mk, included at the end.
 
 CC        ?= cc
@@ -147,7 +148,44 @@ MK_FILES := mk/native.mk mk/proof.mk mk/wasi.mk mk/wasi-dist.mk mk/bench.mk mk/b
 $(if $(filter-out $(MK_FILES),$(wildcard mk/*.mk)),\
   $(error mk/*.mk not in MK_FILES (Makefile): $(filter-out $(MK_FILES),$(wildcard mk/*.mk))))
 include $(MK_FILES)
-.PHONY: test-all
+.PHONY: test-all test-prereqs test-lane-cpu test-lane-browser check check-native check-api
 test: deps
 	$(MAKE) test-all
-test-all: $(TEST_TARGETS)
+
+# test-all runs TEST_TARGETS in two lanes at once, one per core: the lane
+# that drives browsers (TEST_BROWSER_TARGETS: Chromium, Firefox, WebKit;
+# the longest) and the lane of everything else (native, sanitizers, WASI,
+# Node), each lane in the order of TEST_TARGETS and stopping at its first
+# failure.  Whatever both lanes build is built first (test-prereqs), so
+# no file is built twice at once.  Each line of a lane's output starts
+# with its name; TEST_LANES=1 runs the lanes one after the other.
+TEST_BROWSER_TARGETS := bench-smoke test-browser test-demo test-fuzz-api test-faults
+TEST_LANES ?= 2
+test-prereqs: native browser $(API_FIXTURE) conformance-baseline $(SQLITE_DIR)/sqlite3.h $(BENCH_SMOKE_DEPS)
+test-all:
+	$(MAKE) -j$(TEST_LANES) test-lane-browser test-lane-cpu
+# $(call test_lane,NAME,TARGETS): run TARGETS one by one, lines prefixed.
+define test_lane
+	@mkdir -p $(BUILD)
+	@{ $(MAKE) -j1 $(2); echo $$? > $(BUILD)/test-lane-$(1).rc; } 2>&1 | sed -u 's/^/[$(1)] /'
+	@rc=$$(cat $(BUILD)/test-lane-$(1).rc); echo "[$(1)] lane done: exit $$rc"; exit $$rc
+endef
+test-lane-browser: test-prereqs
+	$(call test_lane,browser,$(filter $(TEST_BROWSER_TARGETS),$(TEST_TARGETS)))
+test-lane-cpu: test-prereqs
+	$(call test_lane,cpu,$(filter-out $(TEST_BROWSER_TARGETS),$(TEST_TARGETS)))
+
+# make check: the loop between edits, on 2 cores in under 3 minutes: the
+# JS unit tests, the API tests in Node (memory, file; the ORM round trips)
+# and the native C core tests (a shorter stress run).  It leaves out the
+# browsers, WASI, the sanitizers, valgrind and ctgrind, the SQL-level proof
+# and the conformance suites, the fuzzer, the fault sweeps, the ORM
+# differential runs, the 1 GiB import, the demo and the bench smoke run:
+# `make test` runs those.
+CHECK_STRESS_OPS ?= 200000
+check: native browser $(API_FIXTURE)
+	$(MAKE) -j2 --output-sync=target test-node-unit check-api check-native
+check-api: browser $(API_FIXTURE)
+	node test/api/node.mjs
+check-native: test-chacha20 test-stackscan test-smoke test-statsrace
+	$(MAKE) test-stress STRESS_OPS=$(CHECK_STRESS_OPS)

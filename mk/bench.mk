@@ -27,8 +27,9 @@ bench:
 	$(MAKE) -j1 bench-clean bench-native bench-chacha-wasm bench-wasi bench-browser bench-big bench-report
 # Its prerequisites are built first, so a parallel `make -j test` never builds
 # them twice at once.
-bench-smoke: browser $(NATIVE)/bench $(BUILD)/wasi/bench.wasm $(BUILD)/wasi/bench/chacha-wasi.wasm \
+BENCH_SMOKE_DEPS := browser $(NATIVE)/bench $(BUILD)/wasi/bench.wasm $(BUILD)/wasi/bench/chacha-wasi.wasm \
     $(BUILD)/wasi/bench/chacha-emcc.wasm
+bench-smoke: $(BENCH_SMOKE_DEPS)
 	$(MAKE) -j1 bench-clean bench-native bench-chacha-wasm bench-wasi bench-browser bench-report BENCH_ROWS=2000 BENCH_REPS=1 \
 	    BENCH_DIR=$(BUILD)/bench-smoke CHACHA_BENCH_ARGS="--turns=1 --turn-ms=5"
 	@# Asked for CPU time where there is no such clock (wasmtime), the

@@ -59,7 +59,7 @@ test-sanitize-asan: $(addprefix $(TEST_DIR_asan)/,$(PROOF_TESTS))
 # TSan with the multi-threaded sorter (PRAGMA threads=4 in both programs,
 # with and without the memory tier, whose budget the worker threads share),
 # and the counters and the tier's budget under four threads (statsrace).
-PROOF_TSAN_ENV = TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/test/tsan.supp
+PROOF_TSAN_ENV = TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/test/c/tsan.supp
 test-sanitize-tsan: $(TEST_DIR_tsan)/difftest $(TEST_DIR_tsan)/leakcheck $(TEST_DIR_tsan)/statsrace
 	$(PROOF_RUN) $(PROOF_TSAN_ENV) $(TEST_DIR_tsan)/leakcheck -q
 	$(PROOF_RUN) $(PROOF_TSAN_ENV) $(TEST_DIR_tsan)/difftest 800
@@ -95,17 +95,17 @@ ctgrind: $(TEST_DIR_plain)/ctgrind
 	$(PROOF_RUN) $(PROOF_CT) $(TEST_DIR_plain)/ctgrind
 
 mutate: $(NATIVE)/sqlite3.o
-	test/mutate.sh
+	test/c/mutate.sh
 
-# test/workloads.h: the proof's workloads and base database from the
+# test/c/workloads.h: the proof's workloads and base database from the
 # workload table (test/workloads.txt), made C by its parser.
-WORKLOADS_H := test/workloads.h
+WORKLOADS_H := test/c/workloads.h
 $(WORKLOADS_H): test/workloads.txt test/workloads.mjs js/demo/workloads.js
 	node test/workloads.mjs c > $@.tmp && mv $@.tmp $@
 .PHONY: clean-workloads
 clean: clean-workloads
 clean-workloads:
 	rm -f $(WORKLOADS_H)
-# Every object of test/proof.c (the test builds of mk/native.mk), and
+# Every object of test/c/proof.c (the test builds of mk/native.mk), and
 # mutate.sh's.
 $(foreach v,$(TEST_VARIANTS),$(TEST_DIR_$(v))/lib/proof.o) mutate: $(WORKLOADS_H)

@@ -125,7 +125,7 @@ $(WASI)/%.component.wasm: $(WASI)/%.wasm
 WASI_TEST_SRC  := $(sort $(wildcard test/wasi/*.c))
 WASI_TEST_PROGS := $(patsubst test/wasi/%.c,$(WASI)/test/%.wasm,$(WASI_TEST_SRC))
 WASI_TEST_CFLAGS = $(WASI_CFLAGS) $(WARN) -DSQLITE_TEMPCRYPT_TESTING \
-    -I$(SQLITE_DIR) -Isrc -Itest -Itest/wasi
+    -I$(SQLITE_DIR) -Isrc -Itest/c -Itest/wasi
 
 $(WASI)/test/%.o: test/wasi/%.c $(TEST_LIB_HDR) $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	@mkdir -p $(@D)
@@ -135,7 +135,7 @@ $(WASI)/test/%.wasm: $(WASI)/test/%.o $(WASI)/cabi_realloc.o $(WASI)/ctest/libte
     $(WASI)/testing/libtempcrypt.a $(WASI)/libsqlite3.a
 	$(WASI_CC) $(WASI_LDFLAGS) -o $@ $^
 
-# The project's C tests (test/*.c: ChaCha20, stress, and the SQL-level
+# The project's C tests (test/c/*.c: ChaCha20, stress, and the SQL-level
 # proof tests) built for wasm32-wasi: build/wasi/ctest/NAME.wasm.  No
 # libsodium in wasm: chacha20_test runs its vectors and properties, and
 # chacha_twin checks wasm against native byte for byte.
@@ -144,13 +144,13 @@ WASI_CTESTS := chacha20_test stress leakcheck difftest faulttest keyhygiene \
 WASI_CTEST_PROGS := $(patsubst %,$(WASI)/ctest/%.wasm,$(WASI_CTESTS))
 
 # The test library (check.c, the proof library: TEST_LIB_SRC, mk/native.mk).
-$(WASI)/ctest/lib/%.o: test/%.c $(TEST_LIB_HDR) $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
+$(WASI)/ctest/lib/%.o: test/c/%.c $(TEST_LIB_HDR) $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_TEST_CFLAGS) -c $< -o $@
-$(WASI)/ctest/libtest.a: $(patsubst test/%.c,$(WASI)/ctest/lib/%.o,$(TEST_LIB_SRC))
+$(WASI)/ctest/libtest.a: $(patsubst test/c/%.c,$(WASI)/ctest/lib/%.o,$(TEST_LIB_SRC))
 	rm -f $@ && $(WASI_AR) rcsD $@ $^
 
-$(WASI)/ctest/%.wasm: test/%.c $(TEST_LIB_HDR) $(WASI)/cabi_realloc.o $(WASI)/ctest/libtest.a \
+$(WASI)/ctest/%.wasm: test/c/%.c $(TEST_LIB_HDR) $(WASI)/cabi_realloc.o $(WASI)/ctest/libtest.a \
     $(WASI)/testing/libtempcrypt.a $(WASI)/libsqlite3.a $(WASI_STAMP)
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_TEST_CFLAGS) -o $@ $< $(filter %.o %.a,$^)
@@ -170,14 +170,14 @@ $(WASI)/test/chacha_twin_scalar.wasm: test/wasi/chacha_twin.c src/chacha20.c $(T
 	@mkdir -p $(@D)
 	$(WASI_CC) $(WASI_CFLAGS) $(WARN) -DTEMPCRYPT_NO_VECTOR -Isrc -o $@ $< src/chacha20.c
 
-# The dead-stack scan (test/stackscan.c) also as emscripten builds it for
+# The dead-stack scan (test/c/stackscan.c) also as emscripten builds it for
 # the browser (-O2 -msimd128), run under Node by stackscan.test.mjs.
 WASI_EMCC     ?= emcc
 WASI_EMCC_ENV ?= NODE_PATH=/usr/share/nodejs
-$(WASI)/emcc/stackscan.cjs: test/stackscan.c $(TEST_LIB_HDR) test/check.c src/chacha20.c $(TC_HDR)
+$(WASI)/emcc/stackscan.cjs: test/c/stackscan.c $(TEST_LIB_HDR) test/c/check.c src/chacha20.c $(TC_HDR)
 	@mkdir -p $(@D)
-	$(WASI_EMCC_ENV) $(WASI_EMCC) -O2 -msimd128 $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc -Itest \
-	    -sENVIRONMENT=node -sSINGLE_FILE=1 -o $@ test/stackscan.c test/check.c src/chacha20.c
+	$(WASI_EMCC_ENV) $(WASI_EMCC) -O2 -msimd128 $(WARN) -DSQLITE_TEMPCRYPT_TESTING -Isrc -Itest/c \
+	    -sENVIRONMENT=node -sSINGLE_FILE=1 -o $@ test/c/stackscan.c test/c/check.c src/chacha20.c
 
 WASI_EXTRA_TESTS := $(WASI_CTEST_PROGS) $(NATIVE)/wasi-twin/chacha_twin \
     $(WASI)/test/chacha_twin_scalar.wasm $(WASI)/example.wasm $(WASI)/emcc/stackscan.cjs

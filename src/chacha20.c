@@ -261,7 +261,7 @@ __attribute__((constructor)) static void chacha20_choose_path(void){
 ** inlined: their frames lie below tempcrypt_chacha20_xor's, and this
 ** function, called from the same frame right after them, overwrites that
 ** area (as libsodium's stackzero does).  CC_WIPE_BYTES must exceed the
-** deepest worker frame; test/stackscan.c checks it for every path, and
+** deepest worker frame; test/c/stackscan.c checks it for every path, and
 ** docs/cipher.md says how.  Unoptimised builds keep the kernels' vectors
 ** in memory: up to 2.3 KiB (avx512 at -O0), so they wipe more.
 */

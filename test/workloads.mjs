@@ -1,7 +1,7 @@
 // The workload table (test/workloads.txt) for the harnesses that cannot
 // parse it themselves, through its one parser (js/demo/workloads.js):
 //   node test/workloads.mjs c              the C header of the proof's
-//       workloads and base (test/workloads.h; make writes it)
+//       workloads and base (test/c/workloads.h; make writes it)
 //   node test/workloads.mjs sql TEST ROWS  the base for ROWS rows and every
 //       workload of TEST, as one script for the shell (smoke.sh)
 import fs from 'node:fs';
@@ -28,7 +28,7 @@ function header() {
     '/* The base database: sqlite3_mprintf(PROOF_BASE_SQL, PROOF_BASE_ARGS(nRow)). */',
     `#define PROOF_BASE_SQL ${cString(base.replaceAll('%', '%%').replaceAll('$ROWS', '%d'))}`,
     `#define PROOF_BASE_ARGS(n) ${Array(nRows).fill('n').join(', ')}`,
-    '/* The workloads, as initializers of ProofWorkload (test/proof.h). */',
+    '/* The workloads, as initializers of ProofWorkload (test/c/proof.h). */',
     '#define PROOF_WORKLOADS \\',
     ...list,
     '',

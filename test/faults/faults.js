@@ -1,6 +1,6 @@
 // Faults below the JS layer, through the API (make test-faults): a
 // storage backend wrapped so that its Nth call of one method fails, for
-// every N, the way test/faulttest.c does below tempcrypt.  The calls are
+// every N, the way test/c/faulttest.c does below tempcrypt.  The calls are
 // made through the main-thread API (AsyncDatabase over the Worker's
 // Session and the sync API, in-process: the same code that runs behind
 // postMessage), on memory and files in Node (./node.mjs) and on OPFS in

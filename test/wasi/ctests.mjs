@@ -114,7 +114,7 @@ export function defineCTests(rt) {
   });
 
   // WASI's lower VFSes have no shared memory: WAL only with the exclusive
-  // lock, and a WAL database opens only that way (test/conformance.c).
+  // lock, and a WAL database opens only that way (test/c/conformance.c).
   // Each also with the memory tier holding every temp file (-budget).
   for (const vfs of d.vfs) {
     for (const budget of d.tierConformance ? [[], ['-budget', '67108864']] : [[]]) {

@@ -1,4 +1,4 @@
-// Dead-stack scan in wasm (test/stackscan.c): after a ChaCha20 call no
+// Dead-stack scan in wasm (test/c/stackscan.c): after a ChaCha20 call no
 // keystream, round state or key word is left in linear memory below the
 // stack pointer, on every cipher path of the build.  Built by clang for
 // WASI (every runtime) and by emscripten as for the browser (Node); each

@@ -1,6 +1,6 @@
 /*
-** Private to the parts of the proof library (the files in test/proof and
-** test/proof.c); the tests use ../proof.h.
+** Private to the parts of the proof library (the files in test/c/proof and
+** test/c/proof.c); the tests use ../proof.h.
 **
 **   alloc.c      SQLite's allocator: every block listed, freed ones kept
 **                in quarantine for the key scans, malloc faults

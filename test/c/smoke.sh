@@ -16,7 +16,7 @@ mkdir -p "$work/tmp"
 passed=0 failed=0
 check(){ if [ "$2" = "$3" ]; then passed=$((passed+1)); else failed=$((failed+1)); echo "FAIL: $1: '$2' != '$3'" >&2; fi; }
 
-node "$here/workloads.mjs" sql smoke "$rows" > "$work/workloads.sql"
+node "$here/../workloads.mjs" sql smoke "$rows" > "$work/workloads.sql"
 # workload TEMP_STORE [BUDGET]: the budget's pragma prints the budget, the
 # same line in every run with that budget.
 workload(){

@@ -1,7 +1,7 @@
 /*
 ** The proof library's set-up (SQLite's configuration, the VFS stack, the
 ** marker, scratch paths), the base database and the workloads.  The other
-** parts are in test/proof/ (internal.h lists them); proof.h is the
+** parts are in test/c/proof/ (internal.h lists them); proof.h is the
 ** interface.
 */
 #include <stdio.h>
@@ -130,7 +130,7 @@ unsigned char *proof_base_template(const char *zPath, int nRow, long *pn){
 
 /* ================================================================ workloads
 ** The entries of test/workloads.txt that run "on proof" (and its base
-** "proof"), made C by test/workloads.mjs into test/workloads.h. */
+** "proof"), made C by test/workloads.mjs into test/c/workloads.h. */
 #include "workloads.h"
 const ProofWorkload proof_workloads[] = { PROOF_WORKLOADS };
 const int proof_nWorkload = (int)(sizeof(proof_workloads)/sizeof(proof_workloads[0]));

@@ -4,20 +4,20 @@
 # are never touched), rebuild the test programs against each mutant and
 # assert that the suite fails.  Prints a table: bug -> test that caught it.
 #
-#   test/mutate.sh            stop at the first test that catches a mutant
-#   MUTATE_ALL=1 test/mutate.sh   run every test on every mutant (slower)
-#   test/mutate.sh 3 7        only mutations 3 and 7
+#   test/c/mutate.sh            stop at the first test that catches a mutant
+#   MUTATE_ALL=1 test/c/mutate.sh   run every test on every mutant (slower)
+#   test/c/mutate.sh 3 7        only mutations 3 and 7
 #
 # Needs: build/native/sqlite3.o (make native), libsodium-dev, valgrind.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 CC=${CC:-cc}
 BUILD=${BUILD:-build}
 SQLITE_DIR=${SQLITE_DIR:-$BUILD/sqlite}
 SQLITE_O=${SQLITE_O:-$BUILD/native/sqlite3.o}
 W=${MUTATE_DIR:-$BUILD/proof/mutate}
 ALL=${MUTATE_ALL:-0}
-CFL="-O2 -g -DSQLITE_TEMPCRYPT_TESTING -I$SQLITE_DIR -Itest"
+CFL="-O2 -g -DSQLITE_TEMPCRYPT_TESTING -I$SQLITE_DIR -Itest/c"
 LIBS="-lpthread -lm"
 
 [ -f "$SQLITE_O" ] || { echo "mutate: $SQLITE_O missing (make native)"; exit 2; }
@@ -106,7 +106,7 @@ mutate() {
 # Every anchor first: a stale one fails the run here, loudly.
 bad=0
 for e in "${MUT[@]}"; do mutate "" "$e" || bad=1; done
-[ $bad = 0 ] || { echo "mutate: update the anchors in test/mutate.sh"; exit 2; }
+[ $bad = 0 ] || { echo "mutate: update the anchors in test/c/mutate.sh"; exit 2; }
 
 # ------------------------------------------------------------ the suite
 # name | command (run in $W/tmp with PROOF_DIR set; binaries in $W/bin)
@@ -128,14 +128,14 @@ TESTS="chacha20_test stress leakcheck difftest faulttest keyhygiene ctgrind reco
 
 echo "mutate: compiling the test programs once"
 mkdir -p "$W/obj/lib"
-for f in test/check.c test/proof.c test/proof/*.c; do
-  o="$W/obj/lib/$(echo "${f#test/}" | tr / _).o"
+for f in test/c/check.c test/c/checkvfs.c test/c/proof.c test/c/proof/*.c; do
+  o="$W/obj/lib/$(echo "${f#test/c/}" | tr / _).o"
   $CC $CFL -Isrc -c "$f" -o "$o" || exit 2
 done
 rm -f "$W/obj/libtest.a" && ar rcs "$W/obj/libtest.a" "$W/obj/lib/"*.o || exit 2
 for t in $TESTS; do
   extra=""; [ "$t" = chacha20_test ] && extra="-DHAVE_LIBSODIUM"
-  $CC $CFL $extra -Isrc -c "test/$t.c" -o "$W/obj/$t.o" || exit 2
+  $CC $CFL $extra -Isrc -c "test/c/$t.c" -o "$W/obj/$t.o" || exit 2
 done
 
 # Build the suite against the sources in $1 (a directory with the copies).

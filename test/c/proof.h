@@ -3,8 +3,8 @@
 ** fault-injection VFS that sits *under* tempcrypt, a test allocator for
 ** SQLite (malloc faults, quarantine for key scans), the workloads, and
 ** helpers to run scripts and hash results and database states.  The
-** parts are in test/proof/ (internal.h lists them), the set-up and the
-** workloads in test/proof.c.
+** parts are in test/c/proof/ (internal.h lists them), the set-up and the
+** workloads in test/c/proof.c.
 **
 ** Portable C: no fork, no signals; threads only through SQLite's own
 ** multi-threaded sorter (PRAGMA threads), which a SQLITE_THREADSAFE=0
