@@ -329,9 +329,13 @@ static sqlite3_tempcrypt_key_hook tcKeyHook = 0;
 static void *tcKeyHookArg = 0;
 static sqlite3_tempcrypt_block_hook tcBlockHook = 0;
 static void *tcBlockHookArg = 0;
+static sqlite3_tempcrypt_block_hook tcPublicHook = 0;
+static void *tcPublicHookArg = 0;
 # define TC_ENTROPY(p, n)  tcEntropy(p, n)
+# define TC_PUBLIC(p, n)   do{ if( tcPublicHook ) tcPublicHook(tcPublicHookArg, p, n); }while(0)
 #else
 # define TC_ENTROPY(p, n)  tcGetEntropy(p, n)
+# define TC_PUBLIC(p, n)   ((void)0)
 #endif
 
 /* Methods for TcFile */
@@ -1169,7 +1173,9 @@ static void tcFreeHeader(TcFile *p, const u8 *z){
 */
 static void tcFreeNote(TcFile *p, const u8 *z, int n, i64 iOfst){
   if( iOfst==0 && n>=100 ){
-    u32 iChange = tcGet4(z+24);
+    u32 iChange;
+    TC_PUBLIC(z+16, 24);                  /* page size ... freelist count */
+    iChange = tcGet4(z+24);
     p->eFree = iChange==p->iChange+1 ? TC_FREE_FLUSH : TC_FREE_NONE;
     p->iChange = iChange;
     tcFreeHeader(p, z);
@@ -1209,9 +1215,11 @@ static void tcFreeRelease(TcFile *p, TcPageFn xPage, void *pCtx){
     const u8 *a = xPage(p, pCtx, iTrunk);
     u32 nLeaf, i;
     if( a==0 ) break;
+    TC_PUBLIC(a, 8);                      /* next trunk, number of leaves */
     nLeaf = tcGet4(a+4);
     nLeft--;
     if( nLeaf>p->szUsable/4-2 || nLeaf>nLeft ) break;
+    TC_PUBLIC(a+8, (int)nLeaf*4);         /* the leaves' page numbers */
     for(i=0; i<nLeaf; i++){
       u32 iLeaf = tcGet4(a + 8 + i*4);
       int j;
@@ -1859,5 +1867,10 @@ int sqlite3_tempcrypt_test_block_size(sqlite3_file *pFile){
 void sqlite3_tempcrypt_test_block_hook(sqlite3_tempcrypt_block_hook xHook, void *pArg){
   tcBlockHook = xHook;
   tcBlockHookArg = pArg;
+}
+
+void sqlite3_tempcrypt_test_public_hook(sqlite3_tempcrypt_block_hook xHook, void *pArg){
+  tcPublicHook = xHook;
+  tcPublicHookArg = pArg;
 }
 #endif

@@ -184,6 +184,14 @@ int sqlite3_tempcrypt_test_block_size(struct sqlite3_file *pFile);
 ** it holds data, so that a test can check it is wiped when freed. */
 typedef void (*sqlite3_tempcrypt_block_hook)(void *pArg, const void *p, int n);
 void sqlite3_tempcrypt_test_block_hook(sqlite3_tempcrypt_block_hook, void *pArg);
+
+/* Called with the bytes of the TEMP database that the shim reads as
+** structure to free pages (page 1's page size, change counter and
+** freelist fields; a freelist trunk page's next trunk, count and leaf page
+** numbers) before it branches on them: page numbers and counters, public
+** by design (the offsets SQLite writes at show them), which a constant-time
+** check (test/c/ctgrind.c) declares public. */
+void sqlite3_tempcrypt_test_public_hook(sqlite3_tempcrypt_block_hook, void *pArg);
 #endif
 
 #ifdef __cplusplus

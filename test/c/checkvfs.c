@@ -90,7 +90,7 @@ static void ck_verify_write(CkFile *p, const uint8_t *z, int n, int64_t off){
     ck_use(p, c, (uint32_t)j0, (uint32_t)j1);
     layout_xor(pt, z + (pos - off), (size_t)(j1-j0), p->key, c, j0);
     for(j=j0; j<j1; j++){
-      uint8_t alt, plain = pt[j-j0];
+      uint8_t alt = 0, plain = pt[j-j0];
       int hasAlt, want = expected_byte(k*B + j, &alt, &hasAlt);
       if( plain!=want && !(hasAlt && plain==alt) ) nBad++;
     }
