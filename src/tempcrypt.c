@@ -1245,7 +1245,11 @@ static void tcFreeAtCommit(TcFile *p){
   if( p->bPending || p->nMemTop==0 || p->nFree==0 || p->szPage<512 || p->szPage>65536 ) return;
   a = sqlite3_malloc((int)p->szPage);
   if( a==0 ) return;                    /* then the next one */
+#ifdef SQLITE_TEMPCRYPT_TESTING
+  if( tcBlockHook ) tcBlockHook(tcBlockHookArg, a, (int)p->szPage);
+#endif
   tcFreeRelease(p, tcFreeFromFile, a);
+  tempcrypt_wipe(a, p->szPage);         /* a trunk page keeps old rows */
   sqlite3_free(a);
 }
 

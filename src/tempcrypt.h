@@ -180,8 +180,10 @@ void sqlite3_tempcrypt_test_entropy(int (*xEntropy)(void *, size_t));
 /* Block payload size of an encrypted file (0 while not yet known). */
 int sqlite3_tempcrypt_test_block_size(struct sqlite3_file *pFile);
 
-/* Called with every block the memory tier allocates (n bytes at p), before
-** it holds data, so that a test can check it is wiped when freed. */
+/* Called with every block the memory tier allocates (n bytes at p), and
+** every page buffer the shim decrypts a TEMP database page into to free
+** pages, before it holds data, so that a test can check it is wiped when
+** freed. */
 typedef void (*sqlite3_tempcrypt_block_hook)(void *pArg, const void *p, int n);
 void sqlite3_tempcrypt_test_block_hook(sqlite3_tempcrypt_block_hook, void *pArg);
 

@@ -231,6 +231,37 @@ static void test_no_entropy(int64_t budget){
   sqlite3_tempcrypt_budget(0);
 }
 
+/* The page buffer the shim decrypts a TEMP database's freelist trunk into,
+** at a commit that gives free pages back, is wiped before it is freed: a
+** trunk page keeps rows of the dropped table past its page numbers. */
+static void test_trunk_page_wiped(void){
+  sqlite3 *db;
+  int iFirstBlk = nBlk, nDirty;
+  proof_mem_quarantine(1);
+  sqlite3_tempcrypt_budget(TIER_LARGE);
+  proof_remove_db(zDb);
+  proof_write_file(zDb, aTpl, nTpl);
+  db = proof_open(zDb, &cfg);
+  CHECK(db!=0, "trunk page: open");
+  if( db ){
+    CHECK(sqlite3_exec(db,
+      "PRAGMA temp_store=FILE; PRAGMA temp.cache_size=4;"
+      "CREATE TEMP TABLE secret AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i<400)"
+      "  SELECT 'TRUNK-SECRET-' || i || zeroblob(300) AS s FROM n;"
+      "DROP TABLE secret;"
+      "CREATE TEMP TABLE again(x); INSERT INTO again VALUES (1);", 0, 0, 0)==SQLITE_OK,
+      "trunk page: workload: %s", sqlite3_errmsg(db));
+    CHECK(sqlite3_close(db)==SQLITE_OK, "trunk page: close");
+  }
+  nDirty = dirtyBlocks(iFirstBlk);
+  CHECK(nBlk>iFirstBlk, "trunk page: no block reported");
+  CHECK(nDirty==0, "trunk page: %d of %d blocks (tier blocks and decrypted page buffers) freed unwiped",
+        nDirty, nBlk-iFirstBlk);
+  sqlite3_tempcrypt_budget(0);
+  proof_mem_quarantine(0);
+  proof_mem_release_quarantine();
+}
+
 int main(int argc, char **argv){
   const char *zBase;
   int rc;
@@ -246,6 +277,7 @@ int main(int argc, char **argv){
   test_keys_wiped(0);
   test_keys_wiped(TIER_SMALL);
   test_keys_wiped(TIER_LARGE);
+  test_trunk_page_wiped();
   test_no_entropy(0);
   test_no_entropy(TIER_SMALL);
   free(aTpl);
