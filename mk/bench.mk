@@ -150,6 +150,13 @@ $(TIER_SIM)/tier-sim: test/bench/tier-sim.c test/bench/tier-trace.h
 bench-tier-sim: $(TIER_SIM)/shell-native $(TIER_SIM)/shell-wasm $(TIER_SIM)/tier-sim
 	test/bench/tier-sim.sh $(TIER_SIM) $(TIER_SIM_ROWS) | tee $(TIER_SIM)/results.tsv
 
+# What the cipher costs in the big run's sort and VACUUM, in Node without
+# OPFS (docs/performance.md, "Where the time goes now"): CPU time,
+# encrypted against plaintext.  Not part of `make bench`: about a minute.
+.PHONY: bench-cipher-share
+bench-cipher-share: browser
+	node test/bench/cipher-share.mjs --rows=200000 --reps=$(BENCH_REPS)
+
 # The heap an ephemeral b-tree's cache takes (docs/performance.md, "What
 # tempBudget bounds"): natively, with WASM_SPEED_DEFS and memory statistics
 # on.  Not part of `make bench`: about a minute.
