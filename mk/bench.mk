@@ -10,7 +10,7 @@
 #                      Results: build/bench/results.json and results.md.
 #   make bench-smoke   the same harnesses on a few rows, one run each, no
 #                      big run: keeps them working in CI (both browsers:
-#                      Firefox adds about 5 s).
+#                      Firefox adds 5 s idle, 17 s at load 10).
 #   make bench-engine  the engines alone (no storage, temp_store=MEMORY),
 #                      ours against the official build in Node (CPU time)
 #                      and in Chromium: test/bench/engine.mjs.
