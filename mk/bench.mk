@@ -1,14 +1,16 @@
 # Speed, measured side by side, never asserted (docs/performance.md).  All
 # benchmark code lives in test/bench/ and all its rules here.
-#   make bench         native, WASI (node:wasi and wasmtime) and Chromium
-#                      over OPFS, the SQL of test/bench/workloads.txt on each BENCH_ROWS,
+#   make bench         native, WASI (node:wasi and wasmtime), then Chromium
+#                      and Firefox over OPFS (BENCH_BROWSERS), the SQL of
+#                      test/bench/workloads.txt on each BENCH_ROWS,
 #                      with both settings (equal, default), medians of
 #                      BENCH_REPS alternating runs; ChaCha20 against
 #                      libsodium; then the 1 GiB larger-than-memory run
-#                      (BENCH_BIG_MIB) in Chromium.
+#                      (BENCH_BIG_MIB) in each browser.
 #                      Results: build/bench/results.json and results.md.
 #   make bench-smoke   the same harnesses on a few rows, one run each, no
-#                      big run: keeps them working in CI.
+#                      big run: keeps them working in CI (both browsers:
+#                      Firefox adds 5 s idle, 17 s at load 10).
 #   make bench-engine  the engines alone (no storage, temp_store=MEMORY),
 #                      ours against the official build in Node (CPU time)
 #                      and in Chromium: test/bench/engine.mjs.
@@ -18,6 +20,7 @@
 BENCH_ROWS    ?= 200000 1000000
 BENCH_REPS    ?= 5
 BENCH_BIG_MIB ?= 1024
+BENCH_BROWSERS ?= chromium,firefox
 BENCH_DIR     := $(BUILD)/bench
 BENCH_WORK    := test/bench/workloads.txt
 
@@ -58,12 +61,12 @@ bench-wasi: $(BUILD)/wasi/bench.wasm
 	        $$n $(BENCH_REPS) workloads.txt wasi-wasmtime.jsonl $$s || exit 1; done; done
 
 bench-browser: browser
-	node test/bench/browser.mjs --rows="$(BENCH_ROWS)" --reps=$(BENCH_REPS) --out=$(BENCH_DIR)/browser.jsonl
+	node test/bench/browser.mjs --browsers=$(BENCH_BROWSERS) --rows="$(BENCH_ROWS)" --reps=$(BENCH_REPS) --out=$(BENCH_DIR)/browser.jsonl
 
 # Ours encrypted with the memory tier at its default and without it, and
 # with plaintext temp files (what the cipher costs), then the official build.
 bench-big: browser $(BENCH_DIR)/capped/sqlite3.mjs
-	node test/bench/browser.mjs --big=$(BENCH_BIG_MIB) --big-tier0 --big-plain --cap=$(BENCH_DIR)/capped/sqlite3.wasm --out=$(BENCH_DIR)/big.jsonl
+	node test/bench/browser.mjs --browsers=$(BENCH_BROWSERS) --big=$(BENCH_BIG_MIB) --big-tier0 --big-plain --cap=$(BENCH_DIR)/capped/sqlite3.wasm --out=$(BENCH_DIR)/big.jsonl
 
 bench-report:
 	node test/bench/report.mjs $(BENCH_DIR)
@@ -146,3 +149,25 @@ $(TIER_SIM)/tier-sim: test/bench/tier-sim.c test/bench/tier-trace.h
 .PHONY: bench-tier-sim
 bench-tier-sim: $(TIER_SIM)/shell-native $(TIER_SIM)/shell-wasm $(TIER_SIM)/tier-sim
 	test/bench/tier-sim.sh $(TIER_SIM) $(TIER_SIM_ROWS) | tee $(TIER_SIM)/results.tsv
+
+# What the cipher costs in the big run's sort and VACUUM, in Node without
+# OPFS (docs/performance.md, "Where the time goes now"): CPU time,
+# encrypted against plaintext.  Not part of `make bench`: about a minute.
+.PHONY: bench-cipher-share
+bench-cipher-share: browser
+	node test/bench/cipher-share.mjs --rows=200000 --reps=$(BENCH_REPS)
+
+# The heap an ephemeral b-tree's cache takes (docs/performance.md, "What
+# tempBudget bounds"): natively, with WASM_SPEED_DEFS and memory statistics
+# on.  Not part of `make bench`: about a minute.
+#   make bench-ephemeral-cache [EPHEMERAL_ROWS="200000 1000000"]
+EPHEMERAL      := $(BUILD)/ephemeral-cache
+EPHEMERAL_ROWS ?= 200000 1000000
+$(EPHEMERAL)/sqlite3.o: $(SQLITE_C)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DSQLITE_THREADSAFE=0 $(WASM_SPEED_DEFS) -c $< -o $@
+$(EPHEMERAL)/ephemeral-cache: test/bench/ephemeral-cache.c $(EPHEMERAL)/sqlite3.o
+	$(CC) $(CFLAGS) $(WARN) -I$(SQLITE_DIR) $(WASM_SPEED_DEFS) -o $@ $< $(EPHEMERAL)/sqlite3.o -lm
+.PHONY: bench-ephemeral-cache
+bench-ephemeral-cache: $(EPHEMERAL)/ephemeral-cache
+	for n in $(EPHEMERAL_ROWS); do TMPDIR=$(EPHEMERAL) $< $$n || exit 1; done

@@ -1,12 +1,17 @@
-// Browser benchmark of `make bench`: headless Chromium over OPFS, ours
-// (dist/, encrypted and plaintext temp files) against the official
-// @sqlite.org/sqlite-wasm with its opfs-sahpool VFS, in the same browser
-// run, on the SQL of test/bench/workloads.txt.  Appends JSON lines to --out.
-//   node test/bench/browser.mjs --rows="200000 1000000" --reps=5 --out=F
+// Browser benchmark of `make bench`: headless Chromium and Firefox over
+// OPFS, ours (dist/, encrypted and plaintext temp files) against the
+// official @sqlite.org/sqlite-wasm with its opfs-sahpool VFS, in the same
+// browser run, on the SQL of test/bench/workloads.txt.  Appends JSON lines
+// to --out, each with target: the engine's name.
+//   node test/bench/browser.mjs --browsers=chromium,firefox --rows="200000 1000000" --reps=5 --out=F
+//       --browsers: the engines, one after the other (test/browser/
+//       engines.mjs; default: BROWSERS, else chromium,firefox);
 //       each row count twice: settings "equal" (4096-byte pages, 2 MB
 //       cache on main and temp, temp_store=FILE, on both engines) and
 //       "default" (each build's defaults); per workload the variants
-//       alternate and the median of --reps runs is kept.
+//       alternate and the median of --reps runs is kept.  --settings=default,
+//       --variants=enc,memory (labels; the official build always runs) and
+//       --workloads=distinct,vacuum keep only those.
 //   node test/bench/browser.mjs --big=1024 [--cap=build/bench/capped/sqlite3.wasm] --out=F
 //       the larger-than-memory run: a sort and a VACUUM of a --big MiB
 //       database, ours encrypted (wasm heap capped by --cap's build; the
@@ -16,7 +21,7 @@
 // Timings are printed and recorded, never asserted; a wrong or differing
 // result exits 1.
 import { serve } from '../browser/server.mjs';
-import * as chromium from '../browser/chromium.mjs';
+import { selectEngines, launchEngine, freshProfile } from '../browser/engines.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,12 +35,16 @@ const BIG = Number(arg('big', '0'));
 const CAP = arg('cap', 'build/bench/capped/sqlite3.wasm');
 // Another build of ours to measure (a directory under the repository, as dist/).
 const DIST = arg('dist', 'dist');
+const BROWSERS = arg('browsers', process.env.BROWSERS || 'chromium,firefox');
+// Firefox's storage limit is set at launch: a site gets a fifth of it.
+const QUOTA_MIB = 5 * Math.max(4096, 4 * BIG);
 
 // The one workload list (see its header).
 const WORK = fs.readFileSync(path.join(ROOT, 'test/bench/workloads.txt'), 'utf8').split('\n')
   .filter((l) => l && !l.startsWith('#') && l.includes('\t')).map((l) => l.split('\t'));
 const sqlOf = (name, rows) => WORK.find(([n]) => n === name)[1].replaceAll('$ROWS', String(rows));
-const workloads = WORK.map(([n]) => n).filter((n) => n !== 'setup' && !n.startsWith('big.'));
+const ONLY = arg('workloads', '').split(',').filter(Boolean);
+const workloads = WORK.map(([n]) => n).filter((n) => n !== 'setup' && !n.startsWith('big.') && (!ONLY.length || ONLY.includes(n)));
 
 const SETTINGS = {
   equal: { setup: 'PRAGMA page_size=4096; PRAGMA journal_mode=OFF',
@@ -63,30 +72,47 @@ const VARIANTS = [
 const MEMORY = { engine: 'ours', worker: 'oursMemory', label: 'memory', mode: 'memory', tier: 'default', encrypt: true,
   pragmas: 'PRAGMA temp_store=MEMORY' };
 const workerOf = (v) => v.worker ?? v.engine;
-const variantsOf = (settings) => (settings === 'default' ? [...VARIANTS, MEMORY] : VARIANTS);
+const KEEP = arg('variants', '').split(',').filter(Boolean);
+const variantsOf = (settings) => (settings === 'default' ? [...VARIANTS, MEMORY] : VARIANTS)
+  .filter((v) => v.engine === 'official' || !KEEP.length || KEEP.includes(v.label));
+const KEEP_SETTINGS = arg('settings', '').split(',').filter(Boolean);
 const openOptionsOf = (worker) => (TIER && worker === 'oursTier0' ? TIER_OPTION(0) : {});
 
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
 const MiB = (n) => (n == null ? '-' : (n / 1048576).toFixed(1));
-function record(rec) { fs.appendFileSync(OUT, JSON.stringify({ target: 'chromium', ...rec }) + '\n'); }
 
 async function main() {
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
   const srv = await serve(ROOT);
-  const profile = chromium.freshProfile(path.join(ROOT, 'build/bench'), 'bench');
-  const ctx = await chromium.launch(profile);
   let failed = false;
   try {
-    const page = await ctx.newPage();
+    for (const engine of (await selectEngines(BROWSERS)).run) {
+      if (await benchIn(engine, srv)) failed = true;
+    }
+  } finally {
+    await srv.close();
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+// Every run of this invocation in one engine; true if a result was wrong.
+async function benchIn(engine, srv) {
+  const profile = freshProfile(path.join(ROOT, 'build/bench'), `bench-${engine.name}`);
+  const b = await launchEngine(engine, profile, { quotaMiB: QUOTA_MIB });
+  const record = (rec) => fs.appendFileSync(OUT, JSON.stringify({ target: engine.name, ...rec }) + '\n');
+  const Name = engine.name[0].toUpperCase() + engine.name.slice(1);
+  let failed = false;
+  try {
+    const page = await b.newPage();
     page.on('console', (m) => { if (m.type() === 'error') console.log('  [console.error]', m.text()); });
     await page.goto(`${srv.base}/test/bench/index.html`);
-    const browserVersion = ctx.browser()?.version() ?? 'chromium';
+    const browserVersion = b.version;
     const start = () => page.evaluate(() => window.bench.start());
     const call = (w, op, args) => page.evaluate(([w, op, args]) => window.bench.call(w, op, args), [w, op, args]);
     const stop = (w) => page.evaluate((w) => window.bench.stop(w), w);
-    if (BIG) failed = await big(start, call, stop, browserVersion);
+    if (BIG) failed = await big(start, call, stop, browserVersion, record, Name);
     for (const rows of BIG ? [] : ROWS) {
-      for (const [settings, prag] of Object.entries(SETTINGS)) {
+      for (const [settings, prag] of Object.entries(SETTINGS).filter(([k]) => !KEEP_SETTINGS.length || KEEP_SETTINGS.includes(k))) {
         const variants = variantsOf(settings);
         const workers = [...new Set(variants.map(workerOf))];
         const w = {};
@@ -97,7 +123,7 @@ async function main() {
           await call(w[k], 'open', { kind: 'ours', name: k === 'ours' ? name : `${k}-${name}`, dist: `/${DIST}`, options: openOptionsOf(k) });
         }
         for (const k of workers) await call(w[k], 'setup', { pragmas: prag.setup, sql: sqlOf('setup', rows) });
-        console.log(`Chromium ${browserVersion}, official ${version}: ${rows} rows, settings ${settings}, median of ${REPS}`);
+        console.log(`${Name} ${browserVersion}, official ${version}: ${rows} rows, settings ${settings}, median of ${REPS}`);
         console.log(`  per variant: ms (x official), temp MiB below, heap MiB; variants: ${variants.map((v) => v.label).join(', ')}`);
         for (const wl of workloads) {
           const sql = sqlOf(wl, rows);
@@ -123,7 +149,7 @@ async function main() {
           const med = runs.map(median);
           variants.forEach((v, i) => record({ engine: v.engine, mode: v.mode, tier: v.tier ?? null, settings, rows, workload: wl, ms: med[i],
             reps: REPS, result: last[i].result, tempBytes: last[i].tempBytes, tempBytesBelow: last[i].tempBytesBelow,
-            tempCalls: last[i].tempCalls, enciphered: last[i].enciphered, heap: last[i].heap,
+            tempCalls: last[i].tempCalls, tempIoMs: last[i].tempIoMs, enciphered: last[i].enciphered, heap: last[i].heap,
             browser: browserVersion, officialVersion: version }));
           console.log(`  ${wl.padEnd(16)}${variants.map((v, i) => ` | ${v.label} ${med[i].toFixed(0)}${i ? ` (${(med[i] / med[0]).toFixed(2)})` : ''}`
             + ` ${MiB(last[i].tempBytesBelow)} ${MiB(last[i].heap)}`).join('')}`);
@@ -132,16 +158,15 @@ async function main() {
       }
     }
   } finally {
-    await ctx.close();
-    await srv.close();
+    await b.close();
     fs.rmSync(profile, { recursive: true, force: true });
   }
-  process.exit(failed ? 1 : 0);
+  return failed;
 }
 
 // The larger-than-memory run.  Each case gets a fresh
 // worker, so the heap it reports is that case's peak.
-async function big(start, call, stop, browserVersion) {
+async function big(start, call, stop, browserVersion, record, Name) {
   const rowsOf = (mib) => Math.ceil(mib * 1048576 / 1100);
   const cases = [
     { engine: 'ours', mode: 'encrypted', tier: 'default', mib: 10, wasm: `/${CAP}` },
@@ -162,7 +187,7 @@ async function big(start, call, stop, browserVersion) {
       const o = await call(w, 'open', { kind: c.engine, name, wasm: c.wasm, dist: `/${DIST}`, options: c.tier === 0 ? TIER_OPTION(0) : {} });
       let t = performance.now();
       const s = await call(w, 'setup', { pragmas: 'PRAGMA journal_mode=OFF', sql: sqlOf('big.setup', rows) });
-      console.log(`big ${c.engine} ${label} ${c.mib} MiB (${rows} rows): setup ${((performance.now() - t) / 1000).toFixed(1)} s, heap ${MiB(s.heap)} MiB`);
+      console.log(`${Name} big ${c.engine} ${label} ${c.mib} MiB (${rows} rows): setup ${((performance.now() - t) / 1000).toFixed(1)} s, heap ${MiB(s.heap)} MiB`);
       for (const wl of ['big.sort', 'big.vacuum']) {
         let x;
         try {
