@@ -88,9 +88,9 @@ export async function ormRoundTrip({ open, storage, kysely, SqliteTempcryptDiale
 
   // What Kysely's SqliteDialect over better-sqlite3 gives (orm-diff.mjs
   // compares the two side by side): a query that returns rows gives only
-  // them (ours gave numAffectedRows 0n and insertId too), an error its
-  // statement's own message (ours began with "batch statement 0: ") and
-  // better-sqlite3's string code.
+  // them (no numAffectedRows 0n or insertId), an error its statement's own
+  // message (no "batch statement 0: " before it) and better-sqlite3's
+  // string code.
   await step('kysely: results and errors as over better-sqlite3', async () => {
     const db = new Kysely({ dialect: new SqliteTempcryptDialect({ database: () => open('kysely-peer.db', { storage }) }) });
     try {
@@ -109,8 +109,9 @@ export async function ormRoundTrip({ open, storage, kysely, SqliteTempcryptDiale
     }
   });
 
-  // Each Kysely query runs as it is: a PRAGMA takes effect, VACUUM runs
-  // (they used to run inside BEGIN/COMMIT: the PRAGMA was ignored, VACUUM failed).
+  // Each Kysely query runs as it is, not inside BEGIN/COMMIT (where the
+  // PRAGMA would be ignored and VACUUM would fail): a PRAGMA takes effect,
+  // VACUUM runs.
   await step('kysely: PRAGMA foreign_keys and VACUUM run outside a transaction', async () => {
     const db = new Kysely({ dialect: new SqliteTempcryptDialect({ database: () => open('kysely-pragma.db', { storage }) }) });
     try {
@@ -133,38 +134,43 @@ export async function ormRoundTrip({ open, storage, kysely, SqliteTempcryptDiale
   // A query on the ORM's own instance (not on the transaction's handle)
   // inside its transaction waits for that transaction, which waits for it:
   // it fails as such a call on the Database does, and the transaction
-  // settles (Kysely's used to wait for ever for the driver's connection).
-  await step('kysely and drizzle: a query on the outer instance inside its own transaction fails, nothing hangs', async () => {
+  // settles (the transaction must not wait for ever for the connection).
+  const outerInsideTx = (orm, fn) => step(`${orm}: a query on the outer instance inside its own transaction fails, nothing hangs`, async () => {
     const db = await open('orm-deadlock.db', { storage, busyTimeoutMs: 200 });
-    const within = (p) => Promise.race([p.then((v) => ({ v }), (e) => ({ e })), new Promise((r) => setTimeout(() => r({ pending: true }), 10000))]);
-    // Node tells a call made inside the Database's transaction(fn) (AsyncLocalStorage): SQLITE_MISUSE at once there.
-    const seesInside = typeof window === 'undefined' && typeof process === 'object';
     try {
       await db.exec('DROP TABLE IF EXISTS d; CREATE TABLE d(id INTEGER PRIMARY KEY, name TEXT)');
-      const k = new Kysely({ dialect: new SqliteTempcryptDialect({ database: db }) });
-      let inner = null;
-      const kr = await within(k.transaction().execute(async (trx) => {
-        await trx.insertInto('d').values({ name: 'a' }).execute();
-        try { await k.selectFrom('d').selectAll().execute(); } catch (e) { inner = e; throw e; }
-      }));
-      if (kr.pending) throw new Error('kysely: the transaction never settled');
-      if (!inner || inner.code !== 'SQLITE_BUSY' || kr.e !== inner) throw new Error(`kysely: the query on k fails with SQLITE_BUSY and the transaction with it: ${inner && `${inner.code} ${inner.message}`}`);
-      same(await k.selectFrom('d').selectAll().execute(), [], 'kysely: rolled back, and k answers again');
-      const d = drizzle(db);
-      const t = sqliteTable('d', { id: integer('id').primaryKey(), name: text('name') });
-      inner = null;
-      const dr = await within(d.transaction(async (tx) => {
-        await tx.insert(t).values({ name: 'b' });
-        try { await d.select().from(t); } catch (e) { inner = e; throw e; }
-      }));
-      if (dr.pending) throw new Error('drizzle: the transaction never settled');
-      const want = seesInside ? 'SQLITE_MISUSE' : 'SQLITE_BUSY';
-      const code = inner && inner.code;   // ours, as better-sqlite3's driver throws better-sqlite3's
-      if (code !== want || dr.e !== inner) throw new Error(`drizzle: the query on the outer instance fails with ${want}: ${inner && `${code} ${inner.message}`}`);
-      same(await d.select().from(t), [], 'drizzle: rolled back, and it answers again');
+      await fn(db);
     } finally {
       await db.close();
     }
+  });
+  const within = (p) => Promise.race([p.then((v) => ({ v }), (e) => ({ e })), new Promise((r) => setTimeout(() => r({ pending: true }), 10000))]);
+  await outerInsideTx('kysely', async (db) => {
+    const k = new Kysely({ dialect: new SqliteTempcryptDialect({ database: db }) });
+    let inner = null;
+    const kr = await within(k.transaction().execute(async (trx) => {
+      await trx.insertInto('d').values({ name: 'a' }).execute();
+      try { await k.selectFrom('d').selectAll().execute(); } catch (e) { inner = e; throw e; }
+    }));
+    if (kr.pending) throw new Error('kysely: the transaction never settled');
+    if (!inner || inner.code !== 'SQLITE_BUSY' || kr.e !== inner) throw new Error(`kysely: the query on k fails with SQLITE_BUSY and the transaction with it: ${inner && `${inner.code} ${inner.message}`}`);
+    same(await k.selectFrom('d').selectAll().execute(), [], 'kysely: rolled back, and k answers again');
+  });
+  await outerInsideTx('drizzle driver', async (db) => {
+    // Node tells a call made inside the Database's transaction(fn) (AsyncLocalStorage): SQLITE_MISUSE at once there.
+    const seesInside = typeof window === 'undefined' && typeof process === 'object';
+    const d = drizzle(db);
+    const t = sqliteTable('d', { id: integer('id').primaryKey(), name: text('name') });
+    let inner = null;
+    const dr = await within(d.transaction(async (tx) => {
+      await tx.insert(t).values({ name: 'b' });
+      try { await d.select().from(t); } catch (e) { inner = e; throw e; }
+    }));
+    if (dr.pending) throw new Error('drizzle: the transaction never settled');
+    const want = seesInside ? 'SQLITE_MISUSE' : 'SQLITE_BUSY';
+    const code = inner && inner.code;   // ours, as better-sqlite3's driver throws better-sqlite3's
+    if (code !== want || dr.e !== inner) throw new Error(`drizzle: the query on the outer instance fails with ${want}: ${inner && `${code} ${inner.message}`}`);
+    same(await d.select().from(t), [], 'drizzle: rolled back, and it answers again');
   });
 
   // The hand-written sqlite-proxy glue sends BEGIN, the statements and
@@ -374,23 +380,27 @@ export async function ormRoundTrip({ open, storage, kysely, SqliteTempcryptDiale
 
   // The evidence table through each ORM: a marker only in a TEMP table is
   // not in what its temp file stored (tempcrypt_files(marker), ./evidence.js).
-  await step('kysely and drizzle: SELECT FROM tempcrypt_files(marker) finds nothing of a TEMP table', async () => {
-    const m = `ORMSEE-${Math.random().toString(36).slice(2)}`;
-    const setup = `PRAGMA temp_store=FILE; PRAGMA temp.cache_size=2;
+  const secretTable = (m) => `PRAGMA temp_store=FILE; PRAGMA temp.cache_size=2;
       CREATE TEMP TABLE secret AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000)
         SELECT '${m}' || n AS s FROM c;`;
+  const marker = () => `ORMSEE-${Math.random().toString(36).slice(2)}`;
+  await step('kysely: SELECT FROM tempcrypt_files(marker) finds nothing of a TEMP table', async () => {
+    const m = marker();
     const kdb = new Kysely({ dialect: new SqliteTempcryptDialect({ database: async () => {
       const d = await open('kysely-evidence.db', { storage, tempBudget: 0 });
-      await d.exec(setup);
+      await d.exec(secretTable(m));
       return d;
     } }) });
     try {
       const { rows } = await ksql`SELECT kind, encrypted, in_storage, found FROM tempcrypt_files(${m}) WHERE open AND kind = 'temp_db'`.execute(kdb);
       same(rows, [{ kind: 'temp_db', encrypted: 1, in_storage: 1, found: 0 }], 'kysely: tempcrypt_files');
     } finally { await kdb.destroy(); }
+  });
+  await step('drizzle driver: SELECT FROM tempcrypt_files(marker) finds nothing of a TEMP table', async () => {
+    const m = marker();
     const db = await open('drizzle-evidence.db', { storage, tempBudget: 0 });
     try {
-      await db.exec(setup);
+      await db.exec(secretTable(m));
       const rows = await drizzle(db).all(sql`SELECT kind, encrypted, in_storage, found FROM tempcrypt_files(${m}) WHERE open AND kind = 'temp_db'`);
       same(rows, [{ kind: 'temp_db', encrypted: 1, in_storage: 1, found: 0 }], 'drizzle: tempcrypt_files');
     } finally { await db.close(); }

@@ -33,6 +33,7 @@
 **   statsrace [threads] [writes per thread]
 */
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include "sqlite3.h"
 #include "tempcrypt.h"
@@ -134,6 +135,10 @@ static void test_tier(int nThread){
 
 #define LIST_BLOCKS 24          /* 96 KiB a file: more than one 64 KiB scan chunk */
 #define LIST_ROUNDS 40
+/* Set by the scanner once it listed an open file in storage: each writer
+** keeps its first file open, filled, until then, so that the scans see
+** open and stored files however the threads are scheduled. */
+static int gnSeenStored = 0;
 static const char gzNeedle[] = "statsrace-PLAIN!";   /* 16 bytes */
 
 /* A file's blocks hold the needle over and over, starting at byte 7, so
@@ -167,6 +172,7 @@ static void *listWriter(void *pArg){
     for(k=0; k<LIST_BLOCKS; k++){
       if( pF->pMethods->xWrite(pF, a, TIER_BLOCK, k*(sqlite3_int64)TIER_BLOCK) ) nBad++;
     }
+    while( r==0 && nBad==0 && !__atomic_load_n(&gnSeenStored, __ATOMIC_SEQ_CST) ) sched_yield();
     pF->pMethods->xClose(pF);
     free(pF);
   }
@@ -209,6 +215,7 @@ static void test_list(int nThread){
   sqlite3_tempcrypt_budget(TIER_BUDGET);
   gnDone = 0;
   gnBadRead = 0;
+  gnSeenStored = 0;
   for(i=0; i<nThread; i++) pthread_create(&aT[i], 0, listWriter, 0);
   while( __atomic_load_n(&gnDone, __ATOMIC_SEQ_CST)<nThread ){
     n = sqlite3_tempcrypt_files(a, 64, gzNeedle, nNeedle);
@@ -217,7 +224,10 @@ static void test_list(int nThread){
       if( a[i].id>idMax ) idMax = a[i].id;
       if( !a[i].open ) continue;
       nSeenOpen++;
-      if( a[i].lower ) nSeenStored++;
+      if( a[i].lower ){
+        nSeenStored++;
+        __atomic_store_n(&gnSeenStored, 1, __ATOMIC_SEQ_CST);
+      }
       if( !a[i].encrypted || a[i].nWrite>nFile || a[i].nFound!=0
        || (a[i].flags & SQLITE_OPEN_TEMP_JOURNAL)==0 ) nBadOpen++;
       for(j=0; j<i; j++) if( a[j].open && a[j].id==a[i].id ) nBadOpen++;

@@ -64,7 +64,8 @@ process.on('exit', () => fs.rmSync(scratchRoot, { recursive: true, force: true }
 
 test('the docs mark the WASI commands they print for this test', () => {
   const where = (f, mode) => BLOCKS.filter((b) => b.file === f && b.mode === mode).length;
-  assert.ok(where('README.md', 'checkout') >= 2 && where('npm-readme.md', 'package') >= 2, JSON.stringify(BLOCKS.map((b) => [b.file, b.mode])));
+  assert.ok(where('README.md', 'checkout') >= 1 && where('README.md', 'package') >= 1 && where('npm-readme.md', 'package') >= 2,
+    JSON.stringify(BLOCKS.map((b) => [b.file, b.mode])));
   assert.ok(where('docs/wasi.md', 'checkout') >= 3 && where('docs/wasi.md', 'package') >= 1);
 });
 
