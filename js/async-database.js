@@ -10,7 +10,7 @@ import { importFrom, pageStream } from './transfer.js';
 import { AsyncLocalStorage, limitTimer } from './platform.js';
 import {
   rows, rowOf, messageOf, wireArgs, callOptions, statementArgs, checkTimeoutMs, QUERYABLE, DATABASE, STATEMENT, TEMPCRYPT,
-  CALL, ASYNC, BUSY_TIMEOUT_MS,
+  CALL, ASYNC, resolveOpenOptions,
 } from './methods.js';
 
 // Rows fetched per message by iterate() unless its pageSize says otherwise.
@@ -192,9 +192,11 @@ async function endTransaction(tx) {
 }
 
 export class AsyncDatabase extends Queryable {
-  // info: what the Worker said at open ({ storage, owner, tab }).
-  constructor(client, name, info, { busyTimeoutMs = BUSY_TIMEOUT_MS, timeoutMs = 0 } = {}) {
+  // info: what the Worker said at open ({ storage, owner, tab }); options:
+  // open()'s (its busyTimeoutMs and timeoutMs are read here).
+  constructor(client, name, info, options = {}) {
     super();
+    const { busyTimeoutMs, timeoutMs } = resolveOpenOptions(options, ASYNC);
     this.client = client;
     this.name = name;
     this.storage = info.storage;
@@ -265,7 +267,7 @@ export class AsyncDatabase extends Queryable {
   // read in one read transaction; other calls wait until it is read to the
   // end or cancelled.
   exportStream(options) {
-    const { pagesPerChunk = 256 } = callOptions(rowOf(DATABASE, 'exportStream'), options, ASYNC) ?? {};
+    const { pagesPerChunk } = callOptions(rowOf(DATABASE, 'exportStream'), options, ASYNC);
     let release = null, id = null, aborted = false;
     const streamClosed = () => new SqliteError('exportStream: the database was closed', SQLITE_MISUSE);
     const finish = async (early) => {

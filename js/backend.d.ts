@@ -96,8 +96,8 @@ export interface StorageKind<B extends StorageBackend = StorageBackend> {
   readonly name: string;
   /** True when the data outlives the backend object (closed and opened again, it is still there). */
   readonly persistent: boolean;
-  /** The open() options this storage reads, with their defaults. */
-  readonly options: Readonly<Record<string, unknown>>;
+  /** The open() options this storage reads (their defaults: js/methods.js's OPEN_OPTIONS). */
+  readonly options: readonly string[];
   /** Why this storage cannot be used here (the user's error message, SQLITE_CANTOPEN), or null. */
   unavailable(): string | null | Promise<string | null>;
   /**

@@ -19,7 +19,7 @@ const load = () => (fileKind ??= import(/* @vite-ignore */ FILE_BACKEND).then((m
 export const file = {
   name: 'file',
   persistent: true,
-  options: { dir: '.', readOnly: false },
+  options: ['dir', 'readOnly'],
   unavailable: () => (isNode ? null : "storage 'file' is for Node (node:fs); in a browser use 'opfs'"),
   open: async (name, options) => (await load()).open(name, options),
   scratch: async (tag) => (await load()).scratch(tag),

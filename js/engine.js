@@ -13,6 +13,7 @@ import { SQLITE_OK, SQLITE_NOMEM, SQLITE_OPEN_READONLY, SQLITE_OPEN_READWRITE, S
 import { isNode } from './platform.js';
 import { Connection } from './connection.js';
 import { utf8Length, utf8Into, cstringAt } from './values.js';
+import { checkBudget } from './methods.js';
 
 // tempcrypt's statistics (counters, then gauges), in order, as the C
 // library has them (SQLITE_TEMPCRYPT_STATS in src/tempcrypt.h): filled by
@@ -42,15 +43,6 @@ export function compileWasm(wasm) {
   })();
   if (!wasm) compiled = p;
   return p;
-}
-
-// A memory-tier budget as given (open()'s tempBudget, tempcrypt.budget()):
-// a whole number of bytes >= 0, else a TypeError.
-export function checkBudget(bytes) {
-  if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes < 0) {
-    throw new TypeError(`the memory tier's budget must be a whole number of bytes >= 0 (got ${typeof bytes === 'number' ? bytes : typeof bytes})`);
-  }
-  return bytes;
 }
 
 // A fresh wasm instance over `backend`, tempcrypt registered as default

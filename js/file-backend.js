@@ -28,6 +28,7 @@ import { isNode } from './platform.js';
 import { FileLock, lockedMessage, ownerGone, ownerText, thisOwner, physicalPath, LOCK_SUFFIX, UNWRITABLE } from './file-lock.js';
 import { TxLock } from './file-tx-lock.js';
 import { isStagingOf } from './transfer.js';
+import { resolveOpenOptions, SYNC } from './methods.js';
 
 export const TEMP_PREFIX = '.sqlite-tempcrypt-tmp-';
 // A temp file, "<prefix><owner tag>-<n>", and its owner's owner file,
@@ -98,8 +99,7 @@ export class FileBackend {
   // directory.  Where nothing can be written next to the database (a
   // read-only directory or mount) it is read-only too, its locks write
   // nothing, and temp files go to os.tmpdir().
-  static async create(name, { dir = '.', readOnly = false } = {}) {
-    if (typeof readOnly !== 'boolean') throw new TypeError(`readOnly must be true or false, not ${String(readOnly)}`);
+  static async create(name, { dir, readOnly }) {
     const mods = await nodeModules();
     const base = mods.path.resolve(dir);
     let main = null;
@@ -352,9 +352,9 @@ export default {
   persistent: true,
   // dir: the directory relative names are in; readOnly: no writes
   // (SQLITE_READONLY), nothing made.
-  options: { dir: '.', readOnly: false },
+  options: ['dir', 'readOnly'],
   unavailable: () => (isNode ? null : "storage 'file' is for Node (node:fs); in a browser use 'opfs'"),
-  open: (name, options = {}) => FileBackend.create(name, options),
+  open: (name, options = {}) => FileBackend.create(name, resolveOpenOptions(options, SYNC)),
   // A fresh directory of its own, for the conformance suite.
   async scratch(tag) {
     const { fs, path, os } = await nodeModules();

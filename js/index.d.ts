@@ -178,7 +178,7 @@ export interface OpenOptions {
    */
   busyTimeoutMs?: number;
   /**
-   * Storage 'opfs': 'shared' (default): every tab that opens the database uses it, run by one tab's Worker (see
+   * Storage 'opfs' (default 'shared'): 'shared': every tab that opens the database uses it, run by one tab's Worker (see
    * Database.owner); 'exclusive': this tab alone, other tabs wait lockTimeoutMs and get SQLITE_BUSY.
    */
   tabs?: 'shared' | 'exclusive';

@@ -13,7 +13,7 @@
 import { SqliteError } from './errors.js';
 import { AsyncDatabase } from './async-database.js';
 import { connect } from './client.js';
-import { openName, checkOpenOptions, ASYNC, busyTimeoutOf } from './methods.js';
+import { openName, resolveOpenOptions, ASYNC } from './methods.js';
 
 export { SqliteError };
 export * from './constants.js';
@@ -28,16 +28,13 @@ export { Queryable, Transaction, AsyncDatabase as Database, AsyncStatement as St
 // import: a source to replace the database with (see Database.import).
 export async function open(name, options = {}) {
   name = openName(name);
-  checkOpenOptions(options, ASYNC);
-  const { worker = typeof Worker === 'function', import: source, ...rest } = options;
+  const { worker, import: source, ...rest } = resolveOpenOptions(options, ASYNC);
   if (rest.wasm instanceof URL) rest.wasm = rest.wasm.href;
   if (rest.setup instanceof URL) rest.setup = rest.setup.href;
-  const busyTimeoutMs = busyTimeoutOf(rest);
-  rest.busyTimeoutMs = busyTimeoutMs;
   const client = connect(name, worker);
   try {
     const info = await client.call('open', [name, rest]);
-    const db = new AsyncDatabase(client, name, info, { busyTimeoutMs, timeoutMs: rest.timeoutMs });
+    const db = new AsyncDatabase(client, name, info, rest);
     if (source !== undefined) {
       try { await db.import(source); } catch (e) { await db.close().catch(() => {}); throw e; }
     }

@@ -99,7 +99,7 @@ export class MemoryBackend {
 export default {
   name: 'memory',
   persistent: false,
-  options: {},
+  options: [],
   unavailable: () => null,
   open: async () => new MemoryBackend(),
   scratch: async () => ({ options: {}, dispose() {} }),

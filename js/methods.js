@@ -19,6 +19,8 @@
 //   args         the arguments, in order (for the types, docs and tests)
 //   options      the names an 'options' argument may hold (any other is a
 //                TypeError), and what crosses with a CALL
+//   defaults     the options' defaults, where they have one (callOptions
+//                fills them in)
 //   local        options only the main-thread method reads (iterate's
 //                pageSize)
 //   spread       a statement's parameters may be given as arguments
@@ -38,18 +40,6 @@
 // SyncDatabase.guard).
 
 import { wellFormed } from './values.js';
-// How long a call waits for a transaction, import or export stream that
-// holds the database (of its own tab, or of another tab sharing it) before
-// it fails with SQLITE_BUSY: open()'s busyTimeoutMs, as better-sqlite3's
-// busy timeout.
-export const BUSY_TIMEOUT_MS = 5000;
-
-// open()'s busyTimeoutMs, checked (default BUSY_TIMEOUT_MS).
-export function busyTimeoutOf(options) {
-  const ms = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
-  if (typeof ms !== 'number' || !(ms >= 0)) throw new TypeError(`busyTimeoutMs must be a number of ms >= 0 (or Infinity), not ${String(ms)}`);
-  return ms;
-}
 
 export const QUERYABLE = 'queryable', DATABASE = 'database', STATEMENT = 'statement', TEMPCRYPT = 'tempcrypt';
 export const CALL = 'call', LOCAL = 'local', NONE = 'none';
@@ -74,7 +64,7 @@ export const METHODS = [
   { name: 'transaction', layer: QUERYABLE, async: ['txBegin', 'txEnd'], sync: METHOD, args: ['fn'] },
 
   { name: 'export', layer: DATABASE, async: CALL, sync: METHOD, args: [] },
-  { name: 'exportStream', layer: DATABASE, async: ['exportOpen', 'page', 'cursorClose'], sync: METHOD, args: ['options'], options: ['pagesPerChunk'] },
+  { name: 'exportStream', layer: DATABASE, async: ['exportOpen', 'page', 'cursorClose'], sync: METHOD, args: ['options'], options: ['pagesPerChunk'], defaults: { pagesPerChunk: 256 } },
   { name: 'import', layer: DATABASE, async: ['importBegin', 'importChunk', 'importEnd'], sync: METHOD, args: ['source'] },
   { name: 'heapSize', layer: DATABASE, async: CALL, sync: METHOD, args: [] },
   { name: 'files', layer: DATABASE, async: ['files'], sync: PROPERTY, args: [] },
@@ -108,29 +98,79 @@ export const METHODS = [
 ];
 
 // Every option of open(), once: which API takes it (BOTH, ASYNC: the
-// main-thread open() only, SYNC: sqlite-tempcrypt/worker's only) and, for
-// the options a storage reads, which (each kind's `options` in its backend
-// file lists the same names: test/unit/methods.test.mjs holds them, the
-// .d.ts files' OpenOptions and WorkerOpenOptions and docs/api.md to this
-// list).  open() refuses any other name.
+// main-thread open() only, SYNC: sqlite-tempcrypt/worker's only), for the
+// options a storage reads which (each kind's `options` in its backend file
+// names the same), its default (a function: computed where it is read;
+// none: the option is absent unless given) and `shown`, the default as the
+// docs say it where that is not the value itself, and its check (throws a
+// TypeError for a bad value).  resolveOpenOptions() applies them; every
+// layer that reads options calls it.  test/unit/options.test.mjs holds the
+// .d.ts files' OpenOptions and WorkerOpenOptions, docs/api.md and the
+// storages' lists to these rows (names and defaults).  open() refuses any
+// other name.
 export const BOTH = 'both', ASYNC = 'async', SYNC = 'sync';
+
+// The time limit of a call in ms (0: none), checked.
+export function checkTimeoutMs(ms) {
+  if (typeof ms !== 'number' || !(ms >= 0) || ms === Infinity) {
+    throw new TypeError(`timeoutMs must be a number of milliseconds, 0 for no limit (not ${String(ms)})`);
+  }
+  return ms;
+}
+
+// A memory-tier budget as given (open()'s tempBudget, tempcrypt.budget()):
+// a whole number of bytes >= 0, else a TypeError.
+export function checkBudget(bytes) {
+  if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes < 0) {
+    throw new TypeError(`the memory tier's budget must be a whole number of bytes >= 0 (got ${typeof bytes === 'number' ? bytes : typeof bytes})`);
+  }
+  return bytes;
+}
+
+const checkBusyTimeout = (ms) => {
+  if (typeof ms !== 'number' || !(ms >= 0)) throw new TypeError(`busyTimeoutMs must be a number of ms >= 0 (or Infinity), not ${String(ms)}`);
+};
+const oneOf = (name, values) => (v) => {
+  if (!values.includes(v)) throw new TypeError(`${name} must be ${values.map((t) => `'${t}'`).join(' or ')}, not ${String(v)}`);
+};
+const boolean = (name) => (v) => {
+  if (typeof v !== 'boolean') throw new TypeError(`${name} must be true or false, not ${String(v)}`);
+};
+
 export const OPEN_OPTIONS = [
+  // The storage's name: resolveStorage() (./storage.js) defaults and checks it.
   { name: 'storage', api: BOTH },
   { name: 'import', api: BOTH },
-  { name: 'timeoutMs', api: BOTH },
-  { name: 'tempBudget', api: BOTH },
-  { name: 'busyTimeoutMs', api: BOTH },
-  { name: 'tabs', api: ASYNC },
+  { name: 'timeoutMs', api: BOTH, default: 0, shown: 'none', check: checkTimeoutMs },
+  // Default: the C library's (tc_init), which budget() reports.
+  { name: 'tempBudget', api: BOTH, shown: '64 MiB', check: checkBudget },
+  // How long a call waits for a transaction, import or export stream that
+  // holds the database (of its own tab, or of another tab sharing it)
+  // before it fails with SQLITE_BUSY, as better-sqlite3's busy timeout.
+  { name: 'busyTimeoutMs', api: BOTH, default: 5000, check: checkBusyTimeout },
+  { name: 'tabs', api: ASYNC, default: 'shared', check: oneOf('tabs', ['shared', 'exclusive']) },
   { name: 'wasm', api: BOTH },
-  { name: 'lockTimeoutMs', api: BOTH, storage: ['opfs'] },
-  { name: 'dir', api: BOTH, storage: ['file'] },
-  { name: 'readOnly', api: BOTH, storage: ['file'] },
-  { name: 'minFree', api: BOTH, storage: ['opfs'] },
+  // How long open() waits for the tab holding an OPFS pool: long enough for
+  // a reload or a closing tab to hand it over (its Worker lets go within a
+  // few hundred ms), short enough that a tab really holding it makes open()
+  // fail with SQLITE_BUSY instead of hanging.
+  { name: 'lockTimeoutMs', api: BOTH, storage: ['opfs'], default: 5000 },
+  { name: 'dir', api: BOTH, storage: ['file'], default: '.', shown: 'the working directory' },
+  { name: 'readOnly', api: BOTH, storage: ['file'], default: false, check: boolean('readOnly') },
+  // Free pool files kept ready: a statement can open at most that many temp
+  // files at once.
+  { name: 'minFree', api: BOTH, storage: ['opfs'], default: 16 },
   { name: 'pool', api: BOTH, storage: ['opfs'] },
-  { name: 'worker', api: ASYNC },
+  { name: 'worker', api: ASYNC, default: () => typeof Worker === 'function' },
   { name: 'setup', api: ASYNC },
   { name: 'observer', api: SYNC },
 ];
+
+// The default of option `name` (undefined: none).
+export function defaultOf(name) {
+  const d = OPEN_OPTIONS.find((o) => o.name === name).default;
+  return typeof d === 'function' ? d() : d;
+}
 
 // The database name open() was given, as SQLite and the storage get it
 // (TextEncoder's encoding: a lone surrogate becomes U+FFFD); a name that
@@ -142,15 +182,24 @@ export function openName(name) {
   return wellFormed(name);
 }
 
-// Throw a TypeError naming an option of `options` that open() of `api`
-// (ASYNC or SYNC) does not take, and the ones it takes.
-export function checkOpenOptions(options, api) {
+// open()'s options of `api` (ASYNC or SYNC), checked and with their
+// defaults: a new object.  A TypeError names an option open() of `api`
+// does not take (and the ones it takes), or a value its row's check
+// refuses.  Resolving resolved options changes nothing.
+export function resolveOpenOptions(options, api) {
   if (options === null || typeof options !== 'object') throw new TypeError('open(name, options): options must be an object');
-  const known = OPEN_OPTIONS.filter((o) => o.api === BOTH || o.api === api).map((o) => o.name);
+  const rows = OPEN_OPTIONS.filter((o) => o.api === BOTH || o.api === api);
+  const known = rows.map((o) => o.name);
   const unknown = Object.keys(options).filter((k) => !known.includes(k));
   if (unknown.length) {
     throw new TypeError(`open(): unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')}; the options are ${known.join(', ')}`);
   }
+  const out = { ...options };
+  for (const o of rows) {
+    if (out[o.name] !== undefined) o.check?.(out[o.name]);
+    else if (o.default !== undefined) out[o.name] = defaultOf(o.name);
+  }
+  return out;
 }
 
 // The rows that match every field of `where`; the row of a method.
@@ -159,25 +208,17 @@ export function rows(where) {
 }
 export const rowOf = (layer, name) => rows({ layer, name })[0];
 
-// The time limit of a call in ms (0: none), checked.
-export function checkTimeoutMs(ms) {
-  if (typeof ms !== 'number' || !(ms >= 0) || ms === Infinity) {
-    throw new TypeError(`timeoutMs must be a number of milliseconds, 0 for no limit (not ${String(ms)})`);
-  }
-  return ms;
-}
-
 // The options argument of a call of row m from `api` (ASYNC or SYNC),
 // checked: an object (or nothing) holding only the row's option names;
-// timeoutMs a time limit.
+// timeoutMs a time limit; with the row's defaults where it has them.
 export function callOptions(m, options, api) {
-  if (options === undefined || options === null) return undefined;
+  if (options === undefined || options === null) return m.defaults;
   const known = [...(m.options || []), ...(api === ASYNC ? m.local || [] : [])];
   if (typeof options !== 'object') throw new TypeError(`${m.name}(): options must be an object of ${known.join(', ')}`);
   const unknown = Object.keys(options).filter((k) => !known.includes(k));
   if (unknown.length) throw new TypeError(`${m.name}(): unknown option ${unknown.map((k) => `'${k}'`).join(', ')}; the options are ${known.join(', ') || 'none'}`);
   if (options.timeoutMs !== undefined) checkTimeoutMs(options.timeoutMs);
-  return options;
+  return m.defaults ? { ...m.defaults, ...options } : options;
 }
 
 // A statement call's [params, options] from its arguments, in

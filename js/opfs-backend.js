@@ -7,7 +7,8 @@
 import { SqliteError, openError } from './errors.js';
 import { SQLITE_CANTOPEN, SQLITE_FULL } from './constants.js';
 import { isNode } from './platform.js';
-import { OpfsPool, DEFAULTS, POOL_ROOT, opfsAvailable } from './opfs-pool.js';
+import { OpfsPool, POOL_ROOT, opfsAvailable } from './opfs-pool.js';
+import { resolveOpenOptions, SYNC } from './methods.js';
 
 // The pool directory of a database name (one pool per database, and one
 // Web Lock): the name percent-encoded ('.' too) when that fits in 200
@@ -115,7 +116,7 @@ export default {
   name: 'opfs',
   persistent: true,
   // pool: the pool directory (default: poolNameOf(the database name)).
-  options: { pool: undefined, ...DEFAULTS },
+  options: ['pool', 'minFree', 'lockTimeoutMs'],
 
   async unavailable() {
     const missing = isNode ? 'there is no OPFS in Node' : await probeOpfs();
@@ -132,9 +133,9 @@ export default {
 
   // The pool reports SQLite codes (SQLITE_BUSY for a second tab).
   async open(name, options = {}) {
-    const minFree = options.minFree ?? DEFAULTS.minFree, lockTimeoutMs = options.lockTimeoutMs ?? DEFAULTS.lockTimeoutMs;
+    const { pool, minFree, lockTimeoutMs } = resolveOpenOptions(options, SYNC);
     try {
-      return await OpfsPool.open(options.pool ?? await poolNameOf(name), { minFree, lockTimeoutMs });
+      return await OpfsPool.open(pool ?? await poolNameOf(name), { minFree, lockTimeoutMs });
     } catch (e) {
       if (e && typeof e.sqliteCode === 'number') {
         const hint = e.sqliteCode === SQLITE_CANTOPEN && !opfsAvailable() ? " (storage 'opfs' was asked for; pass storage: 'auto' to fall back to memory, or 'memory')" : '';

@@ -23,14 +23,6 @@ import {
   POOL_OFFSET_PATH_LENGTH, POOL_OFFSET_CHECKSUM, POOL_OFFSET_PATH,
 } from './constants.js';
 
-// The pool's defaults: free files kept ready (a statement can open at most
-// that many temp files at once), and how long open() waits for the tab
-// holding the pool: long enough for a reload or a closing tab to hand it
-// over (its Worker lets go within a few hundred ms), short enough that a
-// tab really holding it makes open() fail with SQLITE_BUSY instead of
-// hanging.
-export const DEFAULTS = { minFree: 16, lockTimeoutMs: 5000 };
-
 // A path's room in the header (after magic, flags, length, checksum).
 // The longest path SQLite hands the VFS, plus a suffix, fits in it
 // (test/unit/storage.test.mjs).
@@ -126,7 +118,7 @@ export async function accessHandles(dir, deadline, pauseMs = 50) {
 
 export class OpfsPool {
   // Open (creating if needed) the pool in directory POOL_ROOT/<name>.
-  static async open(name, { minFree = DEFAULTS.minFree, lockTimeoutMs = DEFAULTS.lockTimeoutMs } = {}) {
+  static async open(name, { minFree, lockTimeoutMs }) {
     if (!opfsAvailable()) {
       throw sqliteError(SQLITE_CANTOPEN, 'OPFS with FileSystemSyncAccessHandle is not available here (it needs a dedicated Worker in a browser that supports OPFS)');
     }

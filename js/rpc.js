@@ -9,7 +9,7 @@
 import { SqliteError, closedError } from './errors.js';
 import { SQLITE_MISUSE, SQLITE_ABORT } from './constants.js';
 import { EXPORT_PAGES_SQL } from './transfer.js';
-import { METHODS, CALL, STATEMENT, TEMPCRYPT, BUSY_TIMEOUT_MS, messageOf } from './methods.js';
+import { METHODS, CALL, STATEMENT, TEMPCRYPT, messageOf, defaultOf } from './methods.js';
 
 // The handlers of the messages the hand-written main-thread methods send
 // (their names are in the rows' `async` lists): (session, ...args) -> result.
@@ -110,7 +110,7 @@ export class Session {
     this.staging = null;      // the import in progress
     this.exportCursor = null; // the cursor of the export in progress
     this.txDepth = 0;         // transactions (and savepoints) begun by txBegin
-    this.busyTimeoutMs = BUSY_TIMEOUT_MS;
+    this.busyTimeoutMs = defaultOf('busyTimeoutMs');
     this.timeoutMs = undefined;
     this.ended = false;
   }

@@ -160,7 +160,7 @@ export class SyncDatabase {
   // The database file as a ReadableStream of page-sized chunks, read in a
   // read transaction.
   exportStream(options) {
-    const { pagesPerChunk = 256 } = callOptions(rowOf(DATABASE, 'exportStream'), options, SYNC) ?? {};
+    const { pagesPerChunk } = callOptions(rowOf(DATABASE, 'exportStream'), options, SYNC);
     let c = null;
     return pageStream({
       open: () => { c = this.cursor(EXPORT_PAGES_SQL, null, { rowMode: 'array' }, false); },

@@ -50,14 +50,12 @@ import { Hub } from './hub.js';
 import { HANDLERS } from './rpc.js';
 import { SqliteError, closedError } from './errors.js';
 import { SQLITE_BUSY } from './constants.js';
-import { BUSY_TIMEOUT_MS } from './methods.js';
+import { resolveOpenOptions, ASYNC } from './methods.js';
 import { TabOwner } from './tab-owner.js';
 import { TabServed } from './tab-served.js';
 import { CHANNEL, OWNER_LOCK, holdLock, inboxOf, tabLockOf, newId } from './locks.js';
 import { limitTimer } from './platform.js';
 import { runSetup } from './setup.js';
-
-export const TABS = ['shared', 'exclusive'];
 
 // A dispatcher for one database: call(method, ...args); emit(event) gets
 // what the main thread hears unasked ({ type: 'owner', owner }); setup:
@@ -80,17 +78,16 @@ export function createDispatcher(emit = () => {}, { setup } = {}) {
 }
 
 async function openLink(name, options, emit, setupFn) {
-  const { tabs = 'shared', busyTimeoutMs = BUSY_TIMEOUT_MS, setup: setupUrl, ...rest } = options;
+  // worker: the page's choice, filled in here by its default (unused).
+  const { tabs, setup: setupUrl, worker, ...rest } = resolveOpenOptions(options, ASYNC);
   const setup = [setupFn, setupUrl];
-  if (!TABS.includes(tabs)) throw new TypeError(`tabs must be ${TABS.map((t) => `'${t}'`).join(' or ')}, not ${String(tabs)}`);
   const storage = await resolveStorage(rest.storage, name);
-  const dbOptions = { ...rest, busyTimeoutMs, storage };
-  const session = { busyTimeoutMs, timeoutMs: rest.timeoutMs ?? 0 };
+  const dbOptions = { ...rest, storage };
+  const session = { busyTimeoutMs: rest.busyTimeoutMs, timeoutMs: rest.timeoutMs };
   const kind = BACKENDS[storage];
   const sharing = typeof kind.shareKey === 'function' && tabs === 'shared' && typeof BroadcastChannel === 'function' && !!globalThis.navigator?.locks?.request;
   if (!sharing) return LocalLink.open(name, dbOptions, setup, session);
-  const lockTimeoutMs = dbOptions.lockTimeoutMs ?? kind.options.lockTimeoutMs;
-  const link = new SharedLink(name, dbOptions, setup, session, emit, await kind.shareKey(name, dbOptions), lockTimeoutMs);
+  const link = new SharedLink(name, dbOptions, setup, session, emit, await kind.shareKey(name, dbOptions), dbOptions.lockTimeoutMs);
   await link.start();
   return link;
 }

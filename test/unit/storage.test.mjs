@@ -187,7 +187,7 @@ describe('the registry of storage kinds (js/backends.js)', () => {
     for (const [name, kind] of Object.entries(BACKENDS)) {
       assert.equal(kind.name, name);
       assert.equal(typeof kind.persistent, 'boolean', name);
-      assert.equal(typeof kind.options, 'object', name);
+      assert.ok(Array.isArray(kind.options), name);
       for (const f of ['unavailable', 'open', 'scratch']) assert.equal(typeof kind[f], 'function', `${name}.${f}`);
     }
   });
