@@ -52,6 +52,15 @@ export function storageCode(e, dflt) {
   return dflt;
 }
 
+// What a storage backend throws (js/backend.d.ts): an Error carrying
+// SQLite's result code as sqliteCode.  e: the error to mark (a non-Error
+// becomes one), or the message of a new one (options: its cause).
+export function backendError(code, e, options) {
+  const err = e instanceof Error ? e : new Error(String(e), options);
+  err.sqliteCode = code;
+  return err;
+}
+
 // An SqliteError for a backend's exception from a direct call (not through
 // SQLite); message says what was being done.
 export function storageError(e, dflt, message) {

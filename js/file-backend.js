@@ -24,6 +24,7 @@
 // the owner file next to it names an owner dead for sure (tempMade).
 
 import { SQLITE_BUSY, SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB, SQLITE_LOCK_NONE } from './constants.js';
+import { backendError } from './errors.js';
 import { isNode } from './platform.js';
 import { FileLock, lockedMessage, ownerGone, ownerText, thisOwner, physicalPath, LOCK_SUFFIX, UNWRITABLE } from './file-lock.js';
 import { TxLock } from './file-tx-lock.js';
@@ -53,12 +54,8 @@ async function nodeModules() {
   return { fs, path, os };
 }
 
-function withCode(e, code) {
-  return Object.assign(e instanceof Error ? e : new Error(String(e)), { sqliteCode: code });
-}
-
 // A failed create: SQLITE_FULL when the disk is, else SQLITE_CANTOPEN.
-const createError = (e) => withCode(e, e.code === 'ENOSPC' || e.code === 'EDQUOT' ? SQLITE_FULL : SQLITE_CANTOPEN);
+const createError = (e) => backendError(e.code === 'ENOSPC' || e.code === 'EDQUOT' ? SQLITE_FULL : SQLITE_CANTOPEN, e);
 
 // Whether this process may make files in directory dir (a missing one:
 // yes, it is made or the open fails).
@@ -106,14 +103,14 @@ export class FileBackend {
     try {
       if (name !== ':memory:') main = physicalPath(mods.fs, mods.path, name, base);
     } catch (e) {
-      throw withCode(e, SQLITE_CANTOPEN);
+      throw backendError(SQLITE_CANTOPEN, e);
     }
     const b = new FileBackend(base, main, mods);
     b.readOnly = readOnly;
     try {
       if (!readOnly) mods.fs.mkdirSync(b.tempDir, { recursive: true });
     } catch (e) {
-      throw withCode(new Error(`cannot create the directory ${b.tempDir} for ${main ?? 'temp files'}: ${e.message}`, { cause: e }), SQLITE_CANTOPEN);
+      throw backendError(SQLITE_CANTOPEN, `cannot create the directory ${b.tempDir} for ${main ?? 'temp files'}: ${e.message}`, { cause: e });
     }
     if (main && !writable(mods.fs, b.tempDir)) {
       b.readOnly = b.unwritable = true;
@@ -123,7 +120,7 @@ export class FileBackend {
       b.wipeLeftovers();
     } catch (e) {
       b.close();
-      throw withCode(e, SQLITE_CANTOPEN);
+      throw backendError(SQLITE_CANTOPEN, e);
     }
     return b;
   }
@@ -136,7 +133,7 @@ export class FileBackend {
   }
 
   resolve(name) {
-    if (typeof name !== 'string' || name === '') throw withCode(new Error(`bad file name: ${name}`), SQLITE_CANTOPEN);
+    if (typeof name !== 'string' || name === '') throw backendError(SQLITE_CANTOPEN, `bad file name: ${name}`);
     return this.pathMod.resolve(this.base, name);
   }
 
@@ -199,7 +196,7 @@ export class FileBackend {
     if (held) { held.refs++; return; }
     const lock = new FileLock(this.fs, this.os, this.pathMod, FileLock.pathOf(this.fs, this.pathMod, path));
     const holder = lock.attempt();
-    if (holder) throw withCode(new Error(lockedMessage(path, holder)), SQLITE_BUSY);
+    if (holder) throw backendError(SQLITE_BUSY, lockedMessage(path, holder));
     this.locks.set(path, { lock, refs: 1 });
   }
 
@@ -295,7 +292,7 @@ export class FileBackend {
     try {
       while (n < buf.length) n += this.fs.writeSync(h.fd, buf, n, buf.length - n, offset + n);
     } catch (e) {
-      if (e.code === 'ENOSPC' || e.code === 'EDQUOT') throw withCode(e, SQLITE_FULL);
+      if (e.code === 'ENOSPC' || e.code === 'EDQUOT') throw backendError(SQLITE_FULL, e);
       throw e;
     }
     if (!this.written.has(h.path)) this.written.add(h.path);

@@ -35,6 +35,7 @@
 // such a lock waits, then is SQLITE_BUSY naming its owner, and is removed
 // by hand if that owner is gone.
 import { SQLITE_BUSY, SQLITE_CANTOPEN } from './constants.js';
+import { backendError } from './errors.js';
 
 export const LOCK_SUFFIX = '.tempcrypt-lock';
 export const LOCK_MAGIC = 'sqlite-tempcrypt lock 1\n';
@@ -49,10 +50,6 @@ const held = new Set();         // locks this process holds (released when it ex
 let exitHook = false;
 // The holder when a lock changed hands too often to say whose it is.
 const CONTENDED = { pid: 0, host: 'unknown', since: 'now', nonce: '' };
-
-function withCode(e, code) {
-  return Object.assign(e instanceof Error ? e : new Error(String(e)), { sqliteCode: code });
-}
 
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
@@ -135,7 +132,7 @@ export function physicalPath(fs, pathMod, name, base = '.') {
     } catch { /* not there (yet), or not ours to look at: the open() says */ }
     if (target === null) { done.push(part); continue; }
     if (++links > MAX_LINKS) {
-      throw withCode(new Error(`cannot open ${name}: more than ${MAX_LINKS} symbolic links on its path (a loop?)`), SQLITE_CANTOPEN);
+      throw backendError(SQLITE_CANTOPEN, `cannot open ${name}: more than ${MAX_LINKS} symbolic links on its path (a loop?)`);
     }
     if (pathMod.isAbsolute(target)) {
       root = pathMod.parse(target).root;
@@ -245,12 +242,12 @@ export class FileLock {
       let holder;
       try { holder = lock.attempt(); } catch (e) {
         if (typeof e?.sqliteCode === 'number') throw e;
-        throw withCode(new Error(`cannot lock database ${db}: ${e.message}`, { cause: e }), SQLITE_CANTOPEN);
+        throw backendError(SQLITE_CANTOPEN, `cannot lock database ${db}: ${e.message}`, { cause: e });
       }
       if (!holder) return lock;
       if (Date.now() >= deadline) {
-        throw withCode(new Error(`${lockedMessage(db, holder)}; waited ${timeoutMs} ms (lockTimeoutMs). ` +
-          `Its lock file is ${lock.path}`), SQLITE_BUSY);
+        throw backendError(SQLITE_BUSY, `${lockedMessage(db, holder)}; waited ${timeoutMs} ms (lockTimeoutMs). ` +
+          `Its lock file is ${lock.path}`);
       }
       await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(1, deadline - Date.now()))));
     }
@@ -294,7 +291,7 @@ export class FileLock {
         const holder = readLock(fs, path);
         if (holder && holder.gone) continue;   // let go meanwhile: try again
         if (!holder) {
-          throw withCode(new Error(`cannot lock ${this.path}: ${path} exists and is not a lock file of sqlite-tempcrypt (remove it if nothing uses it)`), SQLITE_CANTOPEN);
+          throw backendError(SQLITE_CANTOPEN, `cannot lock ${this.path}: ${path} exists and is not a lock file of sqlite-tempcrypt (remove it if nothing uses it)`);
         }
         if (!ownerDead(fs, this.os, holder)) return holder;
         if (depth >= MAX_DEPTH) return holder;
@@ -326,9 +323,9 @@ export class FileLock {
     } catch (e) {
       if (e.code === 'EEXIST') return fs.statSync(tmp).nlink === 2;
       if (e.code === 'EPERM' || e.code === 'ENOTSUP' || e.code === 'ENOSYS' || e.code === 'EOPNOTSUPP') {
-        throw withCode(new Error(`cannot lock ${path}: this file system has no hard links (${e.code}), which storage 'file' locks with`), SQLITE_CANTOPEN);
+        throw backendError(SQLITE_CANTOPEN, `cannot lock ${path}: this file system has no hard links (${e.code}), which storage 'file' locks with`);
       }
-      throw withCode(e, SQLITE_CANTOPEN);
+      throw backendError(SQLITE_CANTOPEN, e);
     }
   }
 

@@ -26,6 +26,7 @@
 // read-only there) SHARED writes no token: it only checks that no live
 // writer is at PENDING or above, and a writer cannot see such a reader.
 import { SQLITE_CANTOPEN, SQLITE_LOCK_NONE, SQLITE_LOCK_SHARED, SQLITE_LOCK_RESERVED, SQLITE_LOCK_EXCLUSIVE } from './constants.js';
+import { backendError } from './errors.js';
 import { FileLock, LOCK_SUFFIX, ownerDead, ownerText, readLock, thisOwner, holdUntilExit, letGoAtExit } from './file-lock.js';
 
 export const PENDING_SUFFIX = LOCK_SUFFIX + '-pending';
@@ -99,7 +100,7 @@ export class TxLock {
       } catch (e) {
         if (e.code !== 'EEXIST') throw e;
         const owner = readLock(fs, path);
-        if (!owner) throw Object.assign(new Error(`cannot lock ${this.db}: ${path} exists and is not a lock file of sqlite-tempcrypt (remove it if nothing uses it)`), { sqliteCode: SQLITE_CANTOPEN });
+        if (!owner) throw backendError(SQLITE_CANTOPEN, `cannot lock ${this.db}: ${path} exists and is not a lock file of sqlite-tempcrypt (remove it if nothing uses it)`);
         if (!owner.gone && owner.nonce !== mine) {
           if (!ownerDead(fs, this.os, owner)) return false;
           fs.rmSync(path, { force: true });

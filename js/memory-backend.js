@@ -2,6 +2,7 @@
 // ./backend.d.ts) that keeps every file in a growable Uint8Array; nothing
 // persists past the backend, the Worker or the process.
 import { SQLITE_CANTOPEN, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE } from './constants.js';
+import { backendError } from './errors.js';
 
 export class MemoryBackend {
   constructor() {
@@ -21,7 +22,7 @@ export class MemoryBackend {
     }
     let file = this.files.get(name);
     if (!file) {
-      if (!(flags & SQLITE_OPEN_CREATE)) throw Object.assign(new Error(`no such file: ${name}`), { sqliteCode: SQLITE_CANTOPEN });
+      if (!(flags & SQLITE_OPEN_CREATE)) throw backendError(SQLITE_CANTOPEN, `no such file: ${name}`);
       file = { name, data: new Uint8Array(0), size: 0, flags };
       this.files.set(name, file);
     }

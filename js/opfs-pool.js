@@ -22,6 +22,7 @@ import {
   POOL_HEADER_SIZE as HEADER_SIZE, POOL_MAGIC as MAGIC, POOL_OFFSET_MAGIC, POOL_OFFSET_FLAGS,
   POOL_OFFSET_PATH_LENGTH, POOL_OFFSET_CHECKSUM, POOL_OFFSET_PATH,
 } from './constants.js';
+import { backendError } from './errors.js';
 
 // A path's room in the header (after magic, flags, length, checksum).
 // The longest path SQLite hands the VFS, plus a suffix, fits in it
@@ -35,14 +36,10 @@ export { HEADER_SIZE, MAGIC };
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });   // a leading U+FEFF is text, kept
 
-function sqliteError(code, message) {
-  return Object.assign(new Error(message), { sqliteCode: code });
-}
-
 // The UTF-8 bytes of a path for a pool file's header, or SQLITE_CANTOPEN.
 function pathBytes(path) {
   const bytes = encoder.encode(path);
-  if (bytes.length > PATH_ROOM) throw sqliteError(SQLITE_CANTOPEN, `file name too long for the OPFS pool: ${path}`);
+  if (bytes.length > PATH_ROOM) throw backendError(SQLITE_CANTOPEN, `file name too long for the OPFS pool: ${path}`);
   return bytes;
 }
 
@@ -72,9 +69,9 @@ export const LOCK_PREFIX = 'sqlite-tempcrypt:';
 export function lockPool(name, timeoutMs = 0) {
   const lockName = LOCK_PREFIX + name;
   if (!navigator.locks?.request) {
-    return Promise.reject(sqliteError(SQLITE_CANTOPEN, 'the Web Locks API (navigator.locks) is not available here; the OPFS pool needs it'));
+    return Promise.reject(backendError(SQLITE_CANTOPEN, 'the Web Locks API (navigator.locks) is not available here; the OPFS pool needs it'));
   }
-  const busy = () => sqliteError(SQLITE_BUSY, `database pool "${name}" is in use by another tab or worker (it holds the Web Lock "${lockName}"${timeoutMs > 0 ? `; waited ${timeoutMs} ms` : ''})`);
+  const busy = () => backendError(SQLITE_BUSY, `database pool "${name}" is in use by another tab or worker (it holds the Web Lock "${lockName}"${timeoutMs > 0 ? `; waited ${timeoutMs} ms` : ''})`);
   // Our own timer, not AbortSignal.timeout(): the error a browser rejects
   // with then differs (AbortError in Chrome 103-123), and Node unrefs it.
   const ctl = timeoutMs > 0 ? new AbortController() : null;
@@ -120,7 +117,7 @@ export class OpfsPool {
   // Open (creating if needed) the pool in directory POOL_ROOT/<name>.
   static async open(name, { minFree, lockTimeoutMs }) {
     if (!opfsAvailable()) {
-      throw sqliteError(SQLITE_CANTOPEN, 'OPFS with FileSystemSyncAccessHandle is not available here (it needs a dedicated Worker in a browser that supports OPFS)');
+      throw backendError(SQLITE_CANTOPEN, 'OPFS with FileSystemSyncAccessHandle is not available here (it needs a dedicated Worker in a browser that supports OPFS)');
     }
     // The pool's Web Lock, held until close(): two tabs opening a new
     // (empty) pool at once would otherwise both succeed, as neither finds
@@ -148,7 +145,7 @@ export class OpfsPool {
       for (const [, ah] of handles) { try { ah.close(); } catch { /* adopted: closed by close() */ } }
       await pool.close();
       if (isLockedError(e)) {
-        throw sqliteError(SQLITE_BUSY, `database pool "${name}" is in use by another tab or worker (its OPFS files are locked): ${e.message}`);
+        throw backendError(SQLITE_BUSY, `database pool "${name}" is in use by another tab or worker (its OPFS files are locked): ${e.message}`);
       }
       throw e;
     }
@@ -221,7 +218,7 @@ export class OpfsPool {
     if (hdr && !isTempSlot(hdr.flags)) {
       const other = this.byPath.get(hdr.path);
       if (other) {
-        throw sqliteError(SQLITE_CORRUPT, `OPFS pool "${this.name}" is corrupt: files ${other.fname} and ${fname} both hold ${hdr.path}`);
+        throw backendError(SQLITE_CORRUPT, `OPFS pool "${this.name}" is corrupt: files ${other.fname} and ${fname} both hold ${hdr.path}`);
       }
       slot.path = hdr.path;
       slot.flags = hdr.flags;
@@ -246,7 +243,7 @@ export class OpfsPool {
   checkDamaged() {
     if (this.damaged.length === 0) return;
     const files = this.damaged.map((d) => `${d.file} (${d.size} bytes of data, ${d.why})`).join(', ');
-    throw sqliteError(SQLITE_CORRUPT, `OPFS pool "${this.name}" has pool files with a damaged header: ${files}. ` +
+    throw backendError(SQLITE_CORRUPT, `OPFS pool "${this.name}" has pool files with a damaged header: ${files}. ` +
       `They may hold the database or its journal, so the pool is not opened and nothing was changed; ` +
       `copy them out of OPFS ${POOL_ROOT}/${this.name}/ and remove them, or deletePool("${this.name}") to discard the database`);
   }
@@ -309,7 +306,7 @@ export class OpfsPool {
   xOpen(name, flags) {
     let slot = name !== null ? this.byPath.get(name) : undefined;
     if (!slot) {
-      if (name !== null && !(flags & SQLITE_OPEN_CREATE)) throw sqliteError(SQLITE_CANTOPEN, `no such file in the OPFS pool: ${name}`);
+      if (name !== null && !(flags & SQLITE_OPEN_CREATE)) throw backendError(SQLITE_CANTOPEN, `no such file in the OPFS pool: ${name}`);
       const path = name !== null ? name : `/tmp/${this.nextTemp + 1}`;
       const bytes = pathBytes(path);
       slot = this.free.pop();
@@ -317,9 +314,9 @@ export class OpfsPool {
         const cause = this.reserveError;
         if (cause) {
           const quota = cause.name === 'QuotaExceededError';
-          throw Object.assign(sqliteError(quota ? SQLITE_FULL : SQLITE_CANTOPEN, `the OPFS pool "${this.name}" has no free file (all ${this.slots.length} in use) because creating more failed: ${cause.name}: ${cause.message}`), { cause });
+          throw backendError(quota ? SQLITE_FULL : SQLITE_CANTOPEN, `the OPFS pool "${this.name}" has no free file (all ${this.slots.length} in use) because creating more failed: ${cause.name}: ${cause.message}`, { cause });
         }
-        throw sqliteError(SQLITE_CANTOPEN, `the OPFS pool "${this.name}" has no free file (all ${this.slots.length} in use); open it with a larger minFree or await reserve(n) first`);
+        throw backendError(SQLITE_CANTOPEN, `the OPFS pool "${this.name}" has no free file (all ${this.slots.length} in use); open it with a larger minFree or await reserve(n) first`);
       }
       slot.gen++;
       slot.path = path;
@@ -350,7 +347,7 @@ export class OpfsPool {
   // The access handle of an open file, unless the file was deleted while
   // open (its pool file may hold another file by now).
   live(h) {
-    if (h.slot.gen !== h.gen) throw sqliteError(SQLITE_IOERR, `${h.name} was deleted while open; its OPFS pool file is no longer its own`);
+    if (h.slot.gen !== h.gen) throw backendError(SQLITE_IOERR, `${h.name} was deleted while open; its OPFS pool file is no longer its own`);
     return h.slot.ah;
   }
 
@@ -367,7 +364,7 @@ export class OpfsPool {
     const n = ah.write(buf, this.at);
     // A short write is a full disk or quota (Firefox returns one where
     // Chromium throws QuotaExceededError): SQLITE_FULL, as SQLite's unix VFS.
-    if (n !== buf.length) throw sqliteError(SQLITE_FULL, `short write to ${h.name}: ${n} of ${buf.length} bytes (storage full or over its quota)`);
+    if (n !== buf.length) throw backendError(SQLITE_FULL, `short write to ${h.name}: ${n} of ${buf.length} bytes (storage full or over its quota)`);
   }
 
   xTruncate(h, size) {
