@@ -190,14 +190,3 @@ export const SQLITE_DIRECTONLY = 0x80000;
 
 // Destructor argument: SQLite copies the value.
 export const SQLITE_TRANSIENT = -1;
-
-// The OPFS pool's file header (js/opfs-pool.js): POOL_HEADER_SIZE bytes at
-// the start of every pool file, little-endian u32 fields at these offsets,
-// then the path's UTF-8 bytes; the SQLite file's bytes follow the header.
-export const POOL_HEADER_SIZE = 4096;
-export const POOL_MAGIC = 0x31504354;   // 'TCP1'
-export const POOL_OFFSET_MAGIC = 0;
-export const POOL_OFFSET_FLAGS = 4;
-export const POOL_OFFSET_PATH_LENGTH = 8;
-export const POOL_OFFSET_CHECKSUM = 12;
-export const POOL_OFFSET_PATH = 16;

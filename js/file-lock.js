@@ -27,10 +27,10 @@
 // Whether an owner is dead: on the same host (same boot and pid namespace)
 // its pid is gone (kill(pid, 0): ESRCH), is a zombie (killed, not reaped:
 // /proc/<pid>/stat state Z) or now is another process (its start time
-// differs).  A worker thread's lock (Linux) names its kernel
-// thread id and start time too: it is dead when that thread of this
-// process is gone from /proc/self/task (terminate() and an uncaught
-// exception run no code of the thread, so it cannot let go itself).
+// differs).  A worker thread's lock (Linux) names its kernel thread id
+// and start time too: it is dead when that thread of this process is gone
+// from /proc/self/task (terminate() and an uncaught exception run no code
+// of the thread, so it cannot let go itself).
 // Anything uncertain (another host, another container) counts as alive:
 // such a lock waits, then is SQLITE_BUSY naming its owner, and is removed
 // by hand if that owner is gone.
@@ -43,9 +43,11 @@ const TAKEOVER = '.takeover-';
 const MAX_DEPTH = 4;            // markers of markers: one level per taker that died mid-takeover
 const NEW_AGE_MS = 60 * 1000;   // a "<lock>.<...>.new" file older than this is a dead writer's
 const MAX_LINKS = 100;          // symbolic links on one path at most (SQLite's SQLITE_MAX_SYMLINK)
+
 // The errors of a file that may not be written (mode, owner, read-only
 // mount, immutable).
 export const UNWRITABLE = new Set(['EACCES', 'EROFS', 'EPERM']);
+
 const held = new Set();         // locks this process holds (released when it exits)
 let exitHook = false;
 // The holder when a lock changed hands too often to say whose it is.

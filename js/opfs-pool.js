@@ -19,19 +19,28 @@ import {
   SQLITE_BUSY, SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN,
   SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB, SQLITE_OPEN_MAIN_JOURNAL,
   SQLITE_OPEN_SUPER_JOURNAL, SQLITE_OPEN_WAL,
-  POOL_HEADER_SIZE as HEADER_SIZE, POOL_MAGIC as MAGIC, POOL_OFFSET_MAGIC, POOL_OFFSET_FLAGS,
-  POOL_OFFSET_PATH_LENGTH, POOL_OFFSET_CHECKSUM, POOL_OFFSET_PATH,
 } from './constants.js';
 import { backendError } from './errors.js';
+import { POOL_LOCK, hasWebLocks, holdLock } from './locks.js';
+
+// The pool's file header: POOL_HEADER_SIZE bytes at the start of every
+// pool file, little-endian u32 fields at these offsets, then the path's
+// UTF-8 bytes; the SQLite file's bytes follow the header.
+export const POOL_HEADER_SIZE = 4096;
+export const POOL_MAGIC = 0x31504354;   // 'TCP1'
+export const POOL_OFFSET_MAGIC = 0;
+export const POOL_OFFSET_FLAGS = 4;
+export const POOL_OFFSET_PATH_LENGTH = 8;
+export const POOL_OFFSET_CHECKSUM = 12;
+export const POOL_OFFSET_PATH = 16;
 
 // A path's room in the header (after magic, flags, length, checksum).
 // The longest path SQLite hands the VFS, plus a suffix, fits in it
 // (test/unit/storage.test.mjs).
-export const PATH_ROOM = HEADER_SIZE - POOL_OFFSET_PATH;
+export const PATH_ROOM = POOL_HEADER_SIZE - POOL_OFFSET_PATH;
 // Files that outlive a connection (never wiped as temp leftovers).
 export const PERSISTENT = SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_SUPER_JOURNAL | SQLITE_OPEN_WAL;
 export const POOL_ROOT = '.sqlite-tempcrypt';
-export { HEADER_SIZE, MAGIC };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });   // a leading U+FEFF is text, kept
@@ -60,33 +69,15 @@ export function opfsAvailable() {
     typeof FileSystemSyncAccessHandle !== 'undefined';
 }
 
-export const LOCK_PREFIX = 'sqlite-tempcrypt:';
-
-// Take the Web Lock LOCK_PREFIX + name, waiting up to timeoutMs (0: not at
-// all) for the tab or worker holding it to let go; resolves to the function
-// that releases it, or rejects with SQLITE_BUSY.  Exported for the unit
-// test.
-export function lockPool(name, timeoutMs = 0) {
-  const lockName = LOCK_PREFIX + name;
-  if (!navigator.locks?.request) {
-    return Promise.reject(backendError(SQLITE_CANTOPEN, 'the Web Locks API (navigator.locks) is not available here; the OPFS pool needs it'));
-  }
-  const busy = () => backendError(SQLITE_BUSY, `database pool "${name}" is in use by another tab or worker (it holds the Web Lock "${lockName}"${timeoutMs > 0 ? `; waited ${timeoutMs} ms` : ''})`);
-  // Our own timer, not AbortSignal.timeout(): the error a browser rejects
-  // with then differs (AbortError in Chrome 103-123), and Node unrefs it.
-  const ctl = timeoutMs > 0 ? new AbortController() : null;
-  const options = ctl ? { signal: ctl.signal } : { ifAvailable: true };
-  return new Promise((resolve, reject) => {
-    const timer = ctl && setTimeout(() => ctl.abort(), timeoutMs);
-    navigator.locks.request(lockName, options, (lock) => {
-      clearTimeout(timer);
-      if (!lock) {
-        reject(busy());
-        return undefined;
-      }
-      return new Promise((release) => resolve(() => release()));
-    }).catch((e) => { clearTimeout(timer); reject(ctl?.signal.aborted ? busy() : e); });
-  });
+// Take the pool's Web Lock (./locks.js), waiting up to timeoutMs (0: not
+// at all) for the tab or worker holding it to let go; resolves to the
+// function that releases it, or rejects with SQLITE_BUSY.  Exported for
+// the unit test.
+export async function lockPool(name, timeoutMs = 0) {
+  if (!hasWebLocks()) throw backendError(SQLITE_CANTOPEN, 'the Web Locks API (navigator.locks) is not available here; the OPFS pool needs it');
+  const release = await holdLock(POOL_LOCK + name, timeoutMs > 0 ? { timeoutMs } : { ifAvailable: true });
+  if (release) return () => release();
+  throw backendError(SQLITE_BUSY, `database pool "${name}" is in use by another tab or worker (it holds the Web Lock "${POOL_LOCK}${name}"${timeoutMs > 0 ? `; waited ${timeoutMs} ms` : ''})`);
 }
 
 const isLockedError = (e) => !!e && (e.name === 'NoModificationAllowedError' || e.name === 'InvalidStateError');
@@ -154,7 +145,7 @@ export class OpfsPool {
 
   constructor(name, dir, minFree) {
     this.kind = 'opfs';
-    this.headerSize = HEADER_SIZE;
+    this.headerSize = POOL_HEADER_SIZE;
     this.name = name;
     this.dir = dir;
     this.minFree = minFree;
@@ -167,7 +158,7 @@ export class OpfsPool {
     this.nextTemp = 0;
     this.reserveError = null;    // why the last reserve() failed, if it did
     this.topping = null;         // the top-up after a call took free files
-    this.headerBuf = new Uint8Array(HEADER_SIZE);
+    this.headerBuf = new Uint8Array(POOL_HEADER_SIZE);
     this.at = { at: 0 };         // reused { at } of xRead/xWrite
   }
 
@@ -179,7 +170,7 @@ export class OpfsPool {
     slot.ah.read(h, { at: 0 });
     const dv = new DataView(h.buffer);
     const n = dv.getUint32(POOL_OFFSET_PATH_LENGTH, true);
-    if (dv.getUint32(POOL_OFFSET_MAGIC, true) !== MAGIC) return h.every((b) => b === 0) ? null : { damaged: 'no pool header' };
+    if (dv.getUint32(POOL_OFFSET_MAGIC, true) !== POOL_MAGIC) return h.every((b) => b === 0) ? null : { damaged: 'no pool header' };
     if (n === 0 || n > PATH_ROOM) return { damaged: `path length ${n}` };
     const sum = dv.getUint32(POOL_OFFSET_CHECKSUM, true);
     dv.setUint32(POOL_OFFSET_CHECKSUM, 0, true);
@@ -193,7 +184,7 @@ export class OpfsPool {
     h.fill(0);
     if (bytes !== null) {
       const dv = new DataView(h.buffer);
-      dv.setUint32(POOL_OFFSET_MAGIC, MAGIC, true);
+      dv.setUint32(POOL_OFFSET_MAGIC, POOL_MAGIC, true);
       dv.setUint32(POOL_OFFSET_FLAGS, flags, true);
       dv.setUint32(POOL_OFFSET_PATH_LENGTH, bytes.length, true);
       h.set(bytes, POOL_OFFSET_PATH);
@@ -208,9 +199,9 @@ export class OpfsPool {
     let hdr = this.readHeader(slot);
     const size = ah.getSize();
     if (hdr && hdr.damaged) {
-      if (size > HEADER_SIZE) {
+      if (size > POOL_HEADER_SIZE) {
         // Not ours to judge: it may hold the database.  Touch nothing.
-        this.damaged.push({ file: fname, size: size - HEADER_SIZE, why: hdr.damaged });
+        this.damaged.push({ file: fname, size: size - POOL_HEADER_SIZE, why: hdr.damaged });
         return;
       }
       hdr = null;   // a torn header over no data holds nothing
@@ -225,12 +216,12 @@ export class OpfsPool {
       this.byPath.set(slot.path, slot);
       return;
     }
-    if (hdr || size > HEADER_SIZE) {
-      this.wipedAtOpen.push({ file: fname, path: hdr ? hdr.path : null, flags: hdr ? hdr.flags : 0, size: Math.max(0, size - HEADER_SIZE) });
+    if (hdr || size > POOL_HEADER_SIZE) {
+      this.wipedAtOpen.push({ file: fname, path: hdr ? hdr.path : null, flags: hdr ? hdr.flags : 0, size: Math.max(0, size - POOL_HEADER_SIZE) });
       // Overwrite the leftover before dropping it, so its bytes do not
       // linger in blocks the file system frees but does not clear.
-      const zeros = new Uint8Array(Math.min(1 << 20, Math.max(0, size - HEADER_SIZE)));
-      for (let at = HEADER_SIZE; at < size; at += zeros.length) {
+      const zeros = new Uint8Array(Math.min(1 << 20, Math.max(0, size - POOL_HEADER_SIZE)));
+      for (let at = POOL_HEADER_SIZE; at < size; at += zeros.length) {
         slot.ah.write(zeros.subarray(0, Math.min(zeros.length, size - at)), { at });
       }
       slot.ah.flush();
@@ -254,7 +245,7 @@ export class OpfsPool {
     slot.gen++;
     slot.path = null;
     slot.flags = 0;
-    slot.ah.truncate(HEADER_SIZE);
+    slot.ah.truncate(POOL_HEADER_SIZE);
     this.writeHeader(slot, null, 0);
     slot.ah.flush();
     this.free.push(slot);
@@ -296,7 +287,7 @@ export class OpfsPool {
       if (this.closed) { ah.close(); return; }
       const slot = { fname, ah, path: null, flags: 0, gen: 0 };
       this.slots.push(slot);
-      ah.truncate(HEADER_SIZE);
+      ah.truncate(POOL_HEADER_SIZE);
       this.writeHeader(slot, null, 0);
       this.free.push(slot);
     }
@@ -354,13 +345,13 @@ export class OpfsPool {
   // One options object for every read and write (the hot path).
   xRead(h, buf, offset) {
     const ah = this.live(h);
-    this.at.at = HEADER_SIZE + offset;
+    this.at.at = POOL_HEADER_SIZE + offset;
     return ah.read(buf, this.at);
   }
 
   xWrite(h, buf, offset) {
     const ah = this.live(h);
-    this.at.at = HEADER_SIZE + offset;
+    this.at.at = POOL_HEADER_SIZE + offset;
     const n = ah.write(buf, this.at);
     // A short write is a full disk or quota (Firefox returns one where
     // Chromium throws QuotaExceededError): SQLITE_FULL, as SQLite's unix VFS.
@@ -368,7 +359,7 @@ export class OpfsPool {
   }
 
   xTruncate(h, size) {
-    this.live(h).truncate(HEADER_SIZE + size);
+    this.live(h).truncate(POOL_HEADER_SIZE + size);
   }
 
   xSync(h) {
@@ -376,7 +367,7 @@ export class OpfsPool {
   }
 
   xSize(h) {
-    return this.live(h).getSize() - HEADER_SIZE;
+    return this.live(h).getSize() - POOL_HEADER_SIZE;
   }
 
   xDelete(name) {
@@ -393,7 +384,7 @@ export class OpfsPool {
   // ---- inspection (tests, demo page)
   // Every pool file with what it holds (path null: free) and its data size.
   list() {
-    return this.slots.map((s) => ({ file: s.fname, path: s.path, flags: s.flags, size: s.ah.getSize() - HEADER_SIZE }));
+    return this.slots.map((s) => ({ file: s.fname, path: s.path, flags: s.flags, size: s.ah.getSize() - POOL_HEADER_SIZE }));
   }
 
   // The raw bytes of every pool file, header included, as stored in OPFS.

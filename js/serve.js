@@ -23,11 +23,11 @@
 // module if it has one (./setup.js).
 import { createDispatcher } from './tabs.js';
 import { toWire } from './errors.js';
-import { holdLock, newId, WORKER_LOCK } from './locks.js';
+import { hasWebLocks, holdLock, newId, WORKER_LOCK } from './locks.js';
 
 export function serve({ setup } = {}) {
   if (setup !== undefined && typeof setup !== 'function') throw new TypeError('serve({ setup }): setup must be a function (db) => void');
-  if (globalThis.navigator?.locks?.request) {
+  if (hasWebLocks()) {
     const lock = WORKER_LOCK + newId();
     holdLock(lock).then(() => self.postMessage({ event: { type: 'life', lock } }), () => { /* no lock: no watch */ });
   }

@@ -12,7 +12,7 @@
 import { Hub } from './hub.js';
 import { SqliteError, toWire, uncloneable } from './errors.js';
 import { SQLITE_MISUSE } from './constants.js';
-import { inboxOf, tabLockOf, watchLock } from './locks.js';
+import { openInbox, tabLockOf, watchLock } from './locks.js';
 
 // Rejection marker of a call the owner did not start (./tab-served.js
 // sends it to the next owner).
@@ -28,7 +28,7 @@ export class TabOwner {
     this.holdMs = sessionOptions.busyTimeoutMs;
     this.tabs = new Map();    // served tab id -> { s, out (its inbox), unwatch }
     this.closing = false;
-    this.inbox = new BroadcastChannel(inboxOf(key, id));
+    this.inbox = openInbox(key, id);
     this.inbox.onmessage = ({ data }) => { if (data && typeof data.from === 'string') this.serve(data); };
   }
 
@@ -38,7 +38,7 @@ export class TabOwner {
   // Post body to tab's inbox (a tab not served: through a channel made for it).
   post(tab, body) {
     const t = this.tabs.get(tab);
-    const out = t ? t.out : new BroadcastChannel(inboxOf(this.key, tab));
+    const out = t ? t.out : openInbox(this.key, tab);
     try { out.postMessage(body); } catch (e) { out.postMessage({ id: body.id, error: toWire(uncloneable(e)) }); }
     if (!t) out.close();
   }
@@ -77,7 +77,7 @@ export class TabOwner {
       this.drop(tab);
       this.hub.end(s);
     });
-    this.tabs.set(tab, { s, out: new BroadcastChannel(inboxOf(this.key, tab)), unwatch });
+    this.tabs.set(tab, { s, out: openInbox(this.key, tab), unwatch });
   }
 
   drop(tab) {

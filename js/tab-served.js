@@ -8,7 +8,7 @@ import { REPLAY, unknownOutcome } from './rpc.js';
 import { SqliteError, closedError, fromWire, uncloneable } from './errors.js';
 import { SQLITE_ABORT, SQLITE_ABORT_ROLLBACK, SQLITE_BUSY, SQLITE_MISUSE } from './constants.js';
 import { limitTimer } from './platform.js';
-import { holdLock, watchLock, inboxOf, tabLockOf } from './locks.js';
+import { holdLock, watchLock, openInbox, tabLockOf } from './locks.js';
 import { MOVED } from './tab-owner.js';
 
 // Rejection marker of a call that lost() settled instead.
@@ -44,7 +44,7 @@ export class TabServed {
     }
     this.joining = id;
     this.outbox?.close();
-    this.outbox = new BroadcastChannel(inboxOf(this.key, id));
+    this.outbox = openInbox(this.key, id);
     this.ownerWatch = watchLock(tabLockOf(this.key, id), () => this.ownerGone(id, false));
     const join = { method: 'join', args: [this.sessionOptions], resolve: () => {}, reject: () => {} };
     this.send({ id, self: false }, join, join.args, true).then(() => {

@@ -53,7 +53,7 @@ import { SQLITE_BUSY } from './constants.js';
 import { resolveOpenOptions, ASYNC } from './methods.js';
 import { TabOwner } from './tab-owner.js';
 import { TabServed } from './tab-served.js';
-import { CHANNEL, OWNER_LOCK, holdLock, inboxOf, tabLockOf, newId } from './locks.js';
+import { OWNER_LOCK, canShareTabs, openChannel, holdLock, openInbox, tabLockOf, newId, whileLocked } from './locks.js';
 import { limitTimer } from './platform.js';
 import { runSetup } from './setup.js';
 
@@ -85,7 +85,7 @@ async function openLink(name, options, emit, setupFn) {
   const dbOptions = { ...rest, storage };
   const session = { busyTimeoutMs: rest.busyTimeoutMs, timeoutMs: rest.timeoutMs };
   const kind = BACKENDS[storage];
-  const sharing = typeof kind.shareKey === 'function' && tabs === 'shared' && typeof BroadcastChannel === 'function' && !!globalThis.navigator?.locks?.request;
+  const sharing = typeof kind.shareKey === 'function' && tabs === 'shared' && canShareTabs();
   if (!sharing) return LocalLink.open(name, dbOptions, setup, session);
   const link = new SharedLink(name, dbOptions, setup, session, emit, await kind.shareKey(name, dbOptions), dbOptions.lockTimeoutMs);
   await link.start();
@@ -176,14 +176,14 @@ class SharedLink extends TabServed {
   // (0: not at all) or for it to let go.
   async start() {
     this.releaseTab = await holdLock(tabLockOf(this.key, this.id));
-    this.channel = new BroadcastChannel(CHANNEL + this.key);
+    this.channel = openChannel(this.key);
     this.channel.onmessage = ({ data }) => this.onMessage(data);
-    this.inbox = new BroadcastChannel(inboxOf(this.key, this.id));
+    this.inbox = openInbox(this.key, this.id);
     this.inbox.onmessage = ({ data }) => this.onInbox(data);
     this.ready = new Promise((resolve, reject) => { this.settleReady = { resolve, reject }; });
     let timer = null;
     const first = await new Promise((resolve) => {
-      navigator.locks.request(OWNER_LOCK + this.key, { ifAvailable: true }, (lock) => {
+      whileLocked(OWNER_LOCK + this.key, { ifAvailable: true }, (lock) => {
         resolve(!!lock);
         return lock ? this.own() : undefined;
       }).catch((e) => { resolve(true); this.ownerFailed(e); });
@@ -213,7 +213,7 @@ class SharedLink extends TabServed {
   askOwnership() {
     const ctl = new AbortController();
     this.ownerAbort = ctl;
-    navigator.locks.request(OWNER_LOCK + this.key, { signal: ctl.signal }, () => this.own())
+    whileLocked(OWNER_LOCK + this.key, { signal: ctl.signal }, () => this.own())
       .catch((e) => { if (e?.name !== 'AbortError') this.ownerFailed(e); });
   }
 

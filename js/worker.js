@@ -14,7 +14,7 @@ import { SQLITE_CANTOPEN } from './constants.js';
 import { openStorage } from './storage.js';
 import { SyncDatabase } from './sync-database.js';
 import { isStagingOf } from './transfer.js';
-import { HEADER_SIZE, POOL_ROOT, opfsAvailable } from './opfs-pool.js';
+import { POOL_HEADER_SIZE as HEADER_SIZE, POOL_ROOT, opfsAvailable } from './opfs-pool.js';
 import { openName, resolveOpenOptions, defaultOf, SYNC } from './methods.js';
 
 export { SqliteError, STATS_FIELDS, opfsAvailable, HEADER_SIZE, POOL_ROOT };

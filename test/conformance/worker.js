@@ -9,7 +9,8 @@ import { runVariant } from './cases.js';
 import { kindStores, VARIANTS, storeOptions } from './stores.js';
 import { checkKind } from './contract.js';
 import { storageRegressions } from './regressions.js';
-import { SQLITE_CORRUPT, POOL_HEADER_SIZE, POOL_OFFSET_CHECKSUM } from '../../js/constants.js';
+import { SQLITE_CORRUPT } from '../../js/constants.js';
+import { POOL_HEADER_SIZE, POOL_OFFSET_CHECKSUM } from '../../js/opfs-pool.js';
 
 const DIRS = { dist: '/dist/', baseline: '/build/conformance/baseline/' };
 
