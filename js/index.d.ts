@@ -1,6 +1,6 @@
 // Types of sqlite-tempcrypt's main-thread API (hand-written; checked by tsc).
 
-export * from './constants.js';
+export * from './shared/constants.js';
 
 /** A value SQLite can store or return. Integers beyond 2^53 are BigInt. */
 export type SqlValue = number | bigint | string | Uint8Array | null;

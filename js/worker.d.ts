@@ -10,7 +10,7 @@ export type {
   StorageChoice, RunResult, TempcryptStats, StoredFile, RawPoolFile, BatchEntry, BatchResult, ImportSource,
 } from './index.js';
 export { SqliteError } from './index.js';
-export * from './constants.js';
+export * from './shared/constants.js';
 
 /** What the observer sees: every storage call of the VFS under tempcrypt. */
 export interface StorageEvent {

@@ -42,10 +42,15 @@ BROWSER_SQLITE_DEFS += $(WASM_SQLITE_DEFS)
 BROWSER_WASM_FEATURES ?= -msimd128 -mbulk-memory -mnontrapping-fptoint -msign-ext
 BROWSER_CFLAGS := $(BROWSER_OPT) $(BROWSER_WASM_FEATURES) -I$(SQLITE_DIR) -Isrc -Iwasm/browser
 
+# The package's JS: the entry points at the top of js/ and the layers'
+# folders (js/README.md), copied to dist/ as they are laid out.
+JS_LAYERS    := page dispatch tabs engine storage shared
+BROWSER_JS   := $(wildcard js/*.js $(JS_LAYERS:%=js/%/*.js)) js/index.d.ts js/worker.d.ts js/kysely.d.ts js/drizzle.d.ts js/serve.d.ts
+
 # Exactly the C functions js/ calls: js/ writes every such call as
 # M._<name>(...) (test/unit/exports.test.mjs holds it to that), and the
 # list is read from those calls.
-BROWSER_EXPORT_LIST := $(sort $(patsubst M._%,%,$(shell grep -ohE 'M\._[a-z][a-z0-9_]*' js/*.js)))
+BROWSER_EXPORT_LIST := $(sort $(patsubst M._%,%,$(shell grep -ohE 'M\._[a-z][a-z0-9_]*' $(BROWSER_JS))))
 BROWSER_EMPTY :=
 BROWSER_COMMA := ,
 BROWSER_EXPORTS := $(patsubst %$(BROWSER_COMMA),%,$(subst $(BROWSER_EMPTY) $(BROWSER_EMPTY),$(BROWSER_EMPTY),$(foreach f,$(BROWSER_EXPORT_LIST),_$(f)$(BROWSER_COMMA))))
@@ -64,12 +69,11 @@ BROWSER_CC = $(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS)
 BROWSER_WARN := -Wall -Wextra
 BROWSER_LD = $(BROWSER_ENV) $(EMCC) $(BROWSER_LDFLAGS)
 
-BROWSER_JS   := $(wildcard js/*.js) js/index.d.ts js/worker.d.ts js/kysely.d.ts js/drizzle.d.ts js/serve.d.ts
 BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/storage_vfs.o $(BROWSER)/storage_buf.o $(BROWSER)/glue.o \
     $(patsubst %.c,$(BROWSER)/%.o,$(notdir $(TC_SRC)))
 
 .PHONY: browser test-browser
-browser: $(DIST)/sqlite3.mjs $(patsubst js/%,$(DIST)/%,$(BROWSER_JS)) $(DIST)/constants.d.ts
+browser: $(DIST)/sqlite3.mjs $(patsubst js/%,$(DIST)/%,$(BROWSER_JS)) $(DIST)/shared/constants.d.ts
 
 # Objects depend on the flags they were built with.
 $(eval $(call flags_stamp,$(BROWSER)/flags,$$(BROWSER_CFLAGS) $$(BROWSER_SQLITE_OPT) $$(BROWSER_SQLITE_DEFS)))
@@ -104,9 +108,9 @@ $(DIST)/%.d.ts: js/%.d.ts
 	@mkdir -p $(@D)
 	cp $< $@
 # The constants' types, from the one list of values.
-$(DIST)/constants.d.ts: js/constants.js scripts/constants-dts.mjs
+$(DIST)/shared/constants.d.ts: js/shared/constants.js scripts/constants-dts.mjs
 	@mkdir -p $(@D)
-	node scripts/constants-dts.mjs js/constants.js > $@
+	node scripts/constants-dts.mjs js/shared/constants.js > $@
 
 BROWSERS ?=
 test-browser: browser

@@ -6,10 +6,10 @@
 import {
   SQLITE_OPEN_READWRITE, SQLITE_OPEN_CREATE, SQLITE_OPEN_MAIN_DB as MAIN_DB, SQLITE_OPEN_TEMP_DB as TEMP_DB,
   SQLITE_OPEN_DELETEONCLOSE as DELETEONCLOSE, SQLITE_CORRUPT,
-} from '../../js/constants.js';
+} from '../../js/shared/constants.js';
 import {
   POOL_HEADER_SIZE as HEADER, POOL_MAGIC, POOL_OFFSET_MAGIC, POOL_OFFSET_FLAGS, POOL_OFFSET_PATH_LENGTH, POOL_OFFSET_CHECKSUM,
-} from '../../js/opfs-pool.js';
+} from '../../js/storage/opfs-pool.js';
 import { fakeHandle } from './fakes.js';
 
 const OPEN_CREATE = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createEngine } from '../../dist/engine.js';
-import { MemoryBackend } from '../../dist/memory-backend.js';
+import { createEngine } from '../../dist/engine/engine.js';
+import { MemoryBackend } from '../../dist/storage/memory-backend.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const JS = path.join(ROOT, 'js');

@@ -1,9 +1,9 @@
-// The layers agree (make test-node-unit): every method of js/methods.js's
+// The layers agree (make test-node-unit): every method of js/shared/methods.js's
 // table is where its row says, in the main-thread API, the Worker's
 // dispatch, the sync API, index.d.ts, worker.d.ts and docs/api.md, and
 // none of them has a method the table does not list.  Also the other facts
 // the .d.ts files repeat: tempcrypt's counters (from C) and the storage
-// names (from js/backends.js).
+// names (from js/storage/backends.js).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -12,13 +12,13 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import {
   METHODS, QUERYABLE, DATABASE, STATEMENT, TEMPCRYPT, CALL, NONE, PROPERTY, DELEGATE, messageOf,
-} from '../../dist/methods.js';
+} from '../../dist/shared/methods.js';
 import { open, Queryable, Database, Statement, Transaction } from '../../dist/index.js';
 import { open as openSync, SyncDatabase, SyncStatement, STATS_FIELDS } from '../../dist/worker.js';
-import { HANDLERS, LIFECYCLE } from '../../dist/rpc.js';
-import { BACKENDS } from '../../dist/storage.js';
-import { Connection } from '../../dist/connection.js';
-import { Statement as EngineStatement } from '../../dist/statement.js';
+import { HANDLERS, LIFECYCLE } from '../../dist/dispatch/rpc.js';
+import { BACKENDS } from '../../dist/storage/storage.js';
+import { Connection } from '../../dist/engine/connection.js';
+import { Statement as EngineStatement } from '../../dist/engine/statement.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (f) => fs.readFileSync(path.join(ROOT, f), 'utf8');

@@ -1,4 +1,4 @@
-// open()'s options are one table (js/methods.js's OPEN_OPTIONS, make
+// open()'s options are one table (js/shared/methods.js's OPEN_OPTIONS, make
 // test-node-unit): index.d.ts's OpenOptions, worker.d.ts's
 // WorkerOpenOptions, docs/api.md's options table and each storage's own
 // list name exactly its rows, and each default the .d.ts files and the
@@ -9,10 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { OPEN_OPTIONS, BOTH, ASYNC, SYNC, resolveOpenOptions, defaultOf } from '../../dist/methods.js';
+import { OPEN_OPTIONS, BOTH, ASYNC, SYNC, resolveOpenOptions, defaultOf } from '../../dist/shared/methods.js';
 import { open } from '../../dist/index.js';
 import { open as openSync } from '../../dist/worker.js';
-import { BACKENDS } from '../../dist/storage.js';
+import { BACKENDS } from '../../dist/storage/storage.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (f) => fs.readFileSync(path.join(ROOT, f), 'utf8');

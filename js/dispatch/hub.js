@@ -7,10 +7,10 @@
 // (then SQLITE_BUSY naming what holds it).  A session that ends (its tab
 // closed the database or went away) gets its transaction rolled back and
 // its statements and cursors finalized.  The messages themselves are
-// ./rpc.js's; the tabs and how calls reach this queue are ./tabs.js's.
-import { SqliteError, closedError } from './errors.js';
-import { SQLITE_BUSY } from './constants.js';
-import { limitTimer } from './platform.js';
+// ./rpc.js's; the tabs and how calls reach this queue are ../tabs/tabs.js's.
+import { SqliteError, closedError } from '../shared/errors.js';
+import { SQLITE_BUSY } from '../shared/constants.js';
+import { limitTimer } from '../shared/platform.js';
 import { Session, HANDLERS, AT_ONCE } from './rpc.js';
 
 export class Hub {

@@ -1,7 +1,7 @@
 // A prepared statement of one Connection (./connection.js): bind, step,
 // rows as objects or arrays, and a cursor held across calls (open, page).
-import { SqliteError } from './errors.js';
-import { SQLITE_ROW, SQLITE_MISUSE } from './constants.js';
+import { SqliteError } from '../shared/errors.js';
+import { SQLITE_ROW, SQLITE_MISUSE } from '../shared/constants.js';
 import { fromSqlite, COLUMN, cstringAt } from './values.js';
 
 const ROW_MODES = ['object', 'array'];

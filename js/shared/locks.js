@@ -1,7 +1,7 @@
 // Every Web Lock and BroadcastChannel of the package, and the one way each
-// is requested or opened: the OPFS pool's lock (./opfs-pool.js), those of a
-// database shared by tabs (./tabs.js, ./tab-owner.js, ./tab-served.js) and
-// of a Worker's life (./serve.js, ./client.js).  A shared database is
+// is requested or opened: the OPFS pool's lock (../storage/opfs-pool.js), those of a
+// database shared by tabs (../tabs/tabs.js, ../tabs/tab-owner.js, ../tabs/tab-served.js) and
+// of a Worker's life (../serve.js, ../page/client.js).  A shared database is
 // named by its key (its storage kind's shareKey(): for OPFS, the pool and
 // the full name), in every lock, channel and message.
 //   POOL_LOCK + pool              held by the Worker that has the OPFS pool open

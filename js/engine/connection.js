@@ -2,11 +2,11 @@
 // exec/query/run, transactions, batches, the backup and serialize calls
 // and the per-call time limit.  Made by Engine.open() (./engine.js); the
 // synchronous API (./sync-database.js) wraps it.
-import { SqliteError, closedError } from './errors.js';
+import { SqliteError, closedError } from '../shared/errors.js';
 import {
   SQLITE_OK, SQLITE_ROW, SQLITE_DONE, SQLITE_NOMEM, SQLITE_MISUSE, SQLITE_RANGE, SQLITE_INTERRUPT,
   SQLITE_ABORT_ROLLBACK, SQLITE_PREPARE_PERSISTENT,
-} from './constants.js';
+} from '../shared/constants.js';
 import { toSqlite, BIND, fromInt64, wellFormed, cstringAt } from './values.js';
 import { Statement, rowModeOf } from './statement.js';
 

@@ -25,8 +25,8 @@
 // Where nothing can be written (a read-only directory: the backend is
 // read-only there) SHARED writes no token: it only checks that no live
 // writer is at PENDING or above, and a writer cannot see such a reader.
-import { SQLITE_CANTOPEN, SQLITE_LOCK_NONE, SQLITE_LOCK_SHARED, SQLITE_LOCK_RESERVED, SQLITE_LOCK_EXCLUSIVE } from './constants.js';
-import { backendError } from './errors.js';
+import { SQLITE_CANTOPEN, SQLITE_LOCK_NONE, SQLITE_LOCK_SHARED, SQLITE_LOCK_RESERVED, SQLITE_LOCK_EXCLUSIVE } from '../shared/constants.js';
+import { backendError } from '../shared/errors.js';
 import { FileLock, LOCK_SUFFIX, ownerDead, ownerText, readLock, thisOwner, holdUntilExit, letGoAtExit } from './file-lock.js';
 
 export const PENDING_SUFFIX = LOCK_SUFFIX + '-pending';

@@ -21,8 +21,8 @@
 // kept.  SQLite -> JS: an INTEGER is a number when it is
 // a safe integer, else a BigInt; REAL a number; TEXT a string; BLOB a
 // Uint8Array copied out of the wasm memory; NULL null.
-import { SqliteError } from './errors.js';
-import { SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB, SQLITE_TRANSIENT, SQLITE_RANGE } from './constants.js';
+import { SqliteError } from '../shared/errors.js';
+import { SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB, SQLITE_TRANSIENT, SQLITE_RANGE } from '../shared/constants.js';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER), MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 const I64_MAX = (1n << 63n) - 1n, I64_MIN = -(1n << 63n);

@@ -23,13 +23,13 @@
 // process left (its key died with it) and removes it (wipedAtOpen), once
 // the owner file next to it names an owner dead for sure (tempMade).
 
-import { SQLITE_BUSY, SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB, SQLITE_LOCK_NONE } from './constants.js';
-import { backendError } from './errors.js';
-import { isNode } from './platform.js';
+import { SQLITE_BUSY, SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_OPEN_READONLY, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB, SQLITE_LOCK_NONE } from '../shared/constants.js';
+import { backendError } from '../shared/errors.js';
+import { isNode } from '../shared/platform.js';
 import { FileLock, lockedMessage, ownerGone, ownerText, thisOwner, physicalPath, LOCK_SUFFIX, UNWRITABLE } from './file-lock.js';
 import { TxLock } from './file-tx-lock.js';
-import { isStagingOf } from './transfer.js';
-import { resolveOpenOptions, SYNC } from './methods.js';
+import { isStagingOf } from '../engine/transfer.js';
+import { resolveOpenOptions, SYNC } from '../shared/methods.js';
 
 export const TEMP_PREFIX = '.sqlite-tempcrypt-tmp-';
 // A temp file, "<prefix><owner tag>-<n>", and its owner's owner file,

@@ -1,16 +1,16 @@
 // The synchronous API's classes (sqlite-tempcrypt/worker; types in
 // worker.d.ts): SyncDatabase over one Connection and its storage, and
-// SyncStatement.  The methods marked DELEGATE in ./methods.js are made
+// SyncStatement.  The methods marked DELEGATE in ../shared/methods.js are made
 // below from the table; the others are written here.  The Worker's
-// dispatch (./rpc.js) drives the main-thread API's calls through this API
+// dispatch (../dispatch/rpc.js) drives the main-thread API's calls through this API
 // only.
 import { createFunction, createAggregate, createCollation } from './functions.js';
 import { ImportStaging, importFrom, pageStream, EXPORT_PAGES_SQL } from './transfer.js';
 import {
   rows, rowOf, callOptions, statementArgs, checkTimeoutMs, DATABASE, QUERYABLE, STATEMENT, DELEGATE, SYNC,
-} from './methods.js';
-import { storageError } from './errors.js';
-import { SQLITE_CANTOPEN } from './constants.js';
+} from '../shared/methods.js';
+import { storageError } from '../shared/errors.js';
+import { SQLITE_CANTOPEN } from '../shared/constants.js';
 
 // A prepared statement of the synchronous API (better-sqlite3's shape).
 export class SyncStatement {

@@ -5,9 +5,9 @@
 // error that says why; only an explicit 'auto' takes the first of AUTO
 // that works here.
 import * as BACKENDS from './backends.js';
-import { SqliteError, openError } from './errors.js';
-import { SQLITE_CANTOPEN } from './constants.js';
-import { isNode } from './platform.js';
+import { SqliteError, openError } from '../shared/errors.js';
+import { SQLITE_CANTOPEN } from '../shared/constants.js';
+import { isNode } from '../shared/platform.js';
 
 export { BACKENDS };
 export const DEFAULT_STORAGE = isNode ? 'file' : 'opfs';

@@ -4,11 +4,11 @@
 // registry (./backends.js) lists, the pool name of a database, whether
 // OPFS sync access handles work here, and the tools of the worker API
 // (listOpfs, deletePool).
-import { SqliteError, openError } from './errors.js';
-import { SQLITE_CANTOPEN, SQLITE_FULL } from './constants.js';
-import { isNode } from './platform.js';
+import { SqliteError, openError } from '../shared/errors.js';
+import { SQLITE_CANTOPEN, SQLITE_FULL } from '../shared/constants.js';
+import { isNode } from '../shared/platform.js';
 import { OpfsPool, POOL_ROOT, opfsAvailable } from './opfs-pool.js';
-import { resolveOpenOptions, SYNC } from './methods.js';
+import { resolveOpenOptions, SYNC } from '../shared/methods.js';
 
 // The pool directory of a database name (one pool per database, and one
 // Web Lock): the name percent-encoded ('.' too) when that fits in 200
@@ -124,7 +124,7 @@ export default {
   },
 
   // Every tab of the origin sees the same pool: the database's key among
-  // the tabs that share it (./tabs.js) is its pool and its full name (as
+  // the tabs that share it (../tabs/tabs.js) is its pool and its full name (as
   // JSON: no two pairs give one key, whatever the pool's name holds).
   async shareKey(name, options = {}) {
     const pool = options.pool ?? await poolNameOf(name);

@@ -3,8 +3,8 @@
 // under an id in M.tcapi.handlers (wasm/browser/api_library.js); SQLite
 // drops the id (xDestroy) when the function is replaced or the connection
 // closes.  Arguments and results use the one conversion of ./values.js.
-import { SqliteError } from './errors.js';
-import { SQLITE_OK, SQLITE_ERROR, SQLITE_NOMEM, SQLITE_DETERMINISTIC, SQLITE_DIRECTONLY } from './constants.js';
+import { SqliteError } from '../shared/errors.js';
+import { SQLITE_OK, SQLITE_ERROR, SQLITE_NOMEM, SQLITE_DETERMINISTIC, SQLITE_DIRECTONLY } from '../shared/constants.js';
 import { toSqlite, fromSqlite, RESULT, VALUE, textAt } from './values.js';
 
 let nextHandlerId = 0;

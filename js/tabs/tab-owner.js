@@ -1,7 +1,7 @@
 // The owner: the tab whose Worker runs a database shared by tabs
 // (./tabs.js), for itself and for the tabs it serves.  It holds the
-// database, its queue (./hub.js, one session per tab) and its inbox, the
-// BroadcastChannel that only it listens on (./locks.js), where served tabs
+// database, its queue (../dispatch/hub.js, one session per tab) and its inbox, the
+// BroadcastChannel that only it listens on (../shared/locks.js), where served tabs
 // send their calls { from, db, id, method, args, replay? }; it answers
 // each on the asking tab's inbox, and only there: { id, result },
 // { id, error } or { id, moved } (not started: send it to the next
@@ -9,10 +9,10 @@
 // database.
 // 'join' (args [session options]) makes a tab's session; 'bye' ends it.
 // A call for another database (db, the key, differs) is refused.
-import { Hub } from './hub.js';
-import { SqliteError, toWire, uncloneable } from './errors.js';
-import { SQLITE_MISUSE } from './constants.js';
-import { openInbox, tabLockOf, watchLock } from './locks.js';
+import { Hub } from '../dispatch/hub.js';
+import { SqliteError, toWire, uncloneable } from '../shared/errors.js';
+import { SQLITE_MISUSE } from '../shared/constants.js';
+import { openInbox, tabLockOf, watchLock } from '../shared/locks.js';
 
 // Rejection marker of a call the owner did not start (./tab-served.js
 // sends it to the next owner).

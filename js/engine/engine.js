@@ -6,14 +6,14 @@
 //
 // Every C function of the module that js/ calls is written M._<name>(...):
 // the build exports exactly those (mk/browser.mk reads them from js/).
-import createSqliteModule from './sqlite3.mjs';
-import { SqliteError, storageCode } from './errors.js';
-import * as C from './constants.js';
-import { SQLITE_OK, SQLITE_NOMEM, SQLITE_OPEN_READONLY, SQLITE_OPEN_READWRITE, SQLITE_OPEN_CREATE, SQLITE_OPEN_EXRESCODE } from './constants.js';
-import { isNode } from './platform.js';
+import createSqliteModule from '../sqlite3.mjs';
+import { SqliteError, storageCode } from '../shared/errors.js';
+import * as C from '../shared/constants.js';
+import { SQLITE_OK, SQLITE_NOMEM, SQLITE_OPEN_READONLY, SQLITE_OPEN_READWRITE, SQLITE_OPEN_CREATE, SQLITE_OPEN_EXRESCODE } from '../shared/constants.js';
+import { isNode } from '../shared/platform.js';
 import { Connection } from './connection.js';
 import { utf8Length, utf8Into, cstringAt } from './values.js';
-import { checkBudget } from './methods.js';
+import { checkBudget } from '../shared/methods.js';
 
 // tempcrypt's statistics (counters, then gauges), in order, as the C
 // library has them (SQLITE_TEMPCRYPT_STATS in src/tempcrypt.h): filled by
@@ -30,7 +30,7 @@ export function compileWasm(wasm) {
     return WebAssembly.compile(wasm);
   }
   if (compiled && !wasm) return compiled;
-  const url = wasm ? new URL(wasm, import.meta.url) : new URL('./sqlite3.wasm', import.meta.url);
+  const url = wasm ? new URL(wasm, import.meta.url) : new URL('../sqlite3.wasm', import.meta.url);
   const p = (async () => {
     if (isNode && url.protocol === 'file:') {
       const fsName = 'node:fs/promises';

@@ -34,8 +34,8 @@
 // Anything uncertain (another host, another container) counts as alive:
 // such a lock waits, then is SQLITE_BUSY naming its owner, and is removed
 // by hand if that owner is gone.
-import { SQLITE_BUSY, SQLITE_CANTOPEN } from './constants.js';
-import { backendError } from './errors.js';
+import { SQLITE_BUSY, SQLITE_CANTOPEN } from '../shared/constants.js';
+import { backendError } from '../shared/errors.js';
 
 export const LOCK_SUFFIX = '.tempcrypt-lock';
 export const LOCK_MAGIC = 'sqlite-tempcrypt lock 1\n';

@@ -2,16 +2,16 @@
 // (exported as Database), Transaction and AsyncStatement (exported as
 // Statement).  Every call is a message to the synchronous API behind a
 // client (./client.js).  The methods that are one message each (CALL in
-// ./methods.js) are made below from the table; the others are written
+// ../shared/methods.js) are made below from the table; the others are written
 // here and send the messages their rows name.
-import { SqliteError, closedError } from './errors.js';
-import { SQLITE_MISUSE, SQLITE_BUSY } from './constants.js';
-import { importFrom, pageStream } from './transfer.js';
-import { AsyncLocalStorage, limitTimer } from './platform.js';
+import { SqliteError, closedError } from '../shared/errors.js';
+import { SQLITE_MISUSE, SQLITE_BUSY } from '../shared/constants.js';
+import { importFrom, pageStream } from '../engine/transfer.js';
+import { AsyncLocalStorage, limitTimer } from '../shared/platform.js';
 import {
   rows, rowOf, messageOf, wireArgs, callOptions, statementArgs, checkTimeoutMs, QUERYABLE, DATABASE, STATEMENT, TEMPCRYPT,
   CALL, ASYNC, resolveOpenOptions,
-} from './methods.js';
+} from '../shared/methods.js';
 
 // Rows fetched per message by iterate() unless its pageSize says otherwise.
 const ROWS_PER_MESSAGE = 256;
@@ -229,7 +229,7 @@ export class AsyncDatabase extends Queryable {
   files() { return this.call('files'); }
 
   // The time limit of each call in ms (0: none).  Setting it sends it to
-  // the Worker at once, not queued behind a transaction (./hub.js applies
+  // the Worker at once, not queued behind a transaction (../dispatch/hub.js applies
   // it on arrival): every call sent after it uses it, a transaction's too.
   get timeoutMs() { return this.ms; }
   set timeoutMs(ms) {
@@ -322,7 +322,7 @@ async function closeDatabase(db) {
 }
 
 // The CALL rows: one message each, answered by the sync method of the
-// same name (./rpc.js).
+// same name (../dispatch/rpc.js).
 const PROTOTYPES = { [QUERYABLE]: Queryable.prototype, [DATABASE]: AsyncDatabase.prototype, [STATEMENT]: AsyncStatement.prototype };
 for (const [layer, proto] of Object.entries(PROTOTYPES)) {
   for (const m of rows({ layer, async: CALL })) {

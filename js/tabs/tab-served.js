@@ -1,14 +1,14 @@
 // A tab served by another (the owner, ./tab-owner.js) of a database
 // shared by tabs: its calls go to the owner's inbox, the answers come to
-// its own (./locks.js), and what happens to each call when that owner
+// its own (../shared/locks.js), and what happens to each call when that owner
 // goes away is decided here (the handover rules of the top of ./tabs.js).
 // The methods are SharedLink's (./tabs.js), which inherits them; the state
 // they use is its (its constructor lists it).
-import { REPLAY, unknownOutcome } from './rpc.js';
-import { SqliteError, closedError, fromWire, uncloneable } from './errors.js';
-import { SQLITE_ABORT, SQLITE_ABORT_ROLLBACK, SQLITE_BUSY, SQLITE_MISUSE } from './constants.js';
-import { limitTimer } from './platform.js';
-import { holdLock, watchLock, openInbox, tabLockOf } from './locks.js';
+import { REPLAY, unknownOutcome } from '../dispatch/rpc.js';
+import { SqliteError, closedError, fromWire, uncloneable } from '../shared/errors.js';
+import { SQLITE_ABORT, SQLITE_ABORT_ROLLBACK, SQLITE_BUSY, SQLITE_MISUSE } from '../shared/constants.js';
+import { limitTimer } from '../shared/platform.js';
+import { holdLock, watchLock, openInbox, tabLockOf } from '../shared/locks.js';
 import { MOVED } from './tab-owner.js';
 
 // Rejection marker of a call that lost() settled instead.

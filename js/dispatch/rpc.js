@@ -1,15 +1,15 @@
 // The Worker's side of the main-thread API: the messages { method, args }
-// of ./methods.js, answered with the synchronous API (./sync-database.js)
+// of ../shared/methods.js, answered with the synchronous API (../engine/sync-database.js)
 // and nothing below it.  One Session per client of an open database holds
 // what outlives a message (prepared statements and cursors by id, the
 // transaction and import in progress) and keeps the rule that a call
 // leaves no transaction open behind it.  The queue that runs the sessions'
 // calls one at a time is ./hub.js; opening, closing and the tabs sharing a
-// database are ./tabs.js.
-import { SqliteError, closedError } from './errors.js';
-import { SQLITE_MISUSE, SQLITE_ABORT } from './constants.js';
-import { EXPORT_PAGES_SQL } from './transfer.js';
-import { METHODS, CALL, STATEMENT, TEMPCRYPT, messageOf, defaultOf } from './methods.js';
+// database are ../tabs/tabs.js.
+import { SqliteError, closedError } from '../shared/errors.js';
+import { SQLITE_MISUSE, SQLITE_ABORT } from '../shared/constants.js';
+import { EXPORT_PAGES_SQL } from '../engine/transfer.js';
+import { METHODS, CALL, STATEMENT, TEMPCRYPT, messageOf, defaultOf } from '../shared/methods.js';
 
 // The handlers of the messages the hand-written main-thread methods send
 // (their names are in the rows' `async` lists): (session, ...args) -> result.
@@ -83,7 +83,7 @@ for (const m of METHODS) {
 export const AT_ONCE = new Set(['timeoutMs']);
 
 // What a message may do again when it may have run on an owner tab that
-// went away before answering (./tabs.js): 'again' (it changes nothing, or
+// went away before answering (../tabs/tabs.js): 'again' (it changes nothing, or
 // sets what it sets again), 'if-readonly' (its statement runs again only
 // if it cannot write).  Any other message's outcome is unknown then.
 export const REPLAY = {
@@ -103,7 +103,7 @@ export function unknownOutcome(what) {
 export class Session {
   constructor(db, id = 'local') {
     this.db = db;             // a SyncDatabase
-    this.id = id;             // the client's id (./tabs.js)
+    this.id = id;             // the client's id (../tabs/tabs.js)
     this.stmts = new Map();   // id -> SyncStatement
     this.cursors = new Map(); // id -> cursor (rows paged across messages)
     this.nextId = 1;
@@ -200,7 +200,7 @@ export class Session {
   }
 }
 
-// The messages of a database's lifetime, answered by ./tabs.js's dispatcher.
+// The messages of a database's lifetime, answered by ../tabs/tabs.js's dispatcher.
 export const LIFECYCLE = ['open', 'close'];
 
 export { closedError };

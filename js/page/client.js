@@ -1,12 +1,12 @@
 // How the main-thread API (./async-database.js) reaches the synchronous
 // engine: a client with call(method, args, transfer) -> Promise and
 // terminate().  WorkerClient posts to the dedicated Worker the package
-// starts (./worker-script.js); LocalClient runs the same dispatcher
-// (./rpc.js) in-process, where there is no Worker (Node, or { worker:
+// starts (../worker-script.js); LocalClient runs the same dispatcher
+// (../dispatch/rpc.js) in-process, where there is no Worker (Node, or { worker:
 // false }).  Both reject with the error as the Worker sent it (fromWire).
-import { fromWire, toWire, SqliteError, closedError, uncloneable } from './errors.js';
-import { SQLITE_ABORT, SQLITE_MISUSE } from './constants.js';
-import { watchLock } from './locks.js';
+import { fromWire, toWire, SqliteError, closedError, uncloneable } from '../shared/errors.js';
+import { SQLITE_ABORT, SQLITE_MISUSE } from '../shared/constants.js';
+import { watchLock } from '../shared/locks.js';
 
 // A Worker that ended without being told to (self.close() in it, or the
 // browser stopped it): the calls it had not answered, and those after.
@@ -81,7 +81,7 @@ export class LocalClient {
   constructor() { this.dispatcher = null; this.transfers = false; this.onevent = null; }
   async call(method, args) {
     try {
-      if (!this.dispatcher) this.dispatcher = (await import('./tabs.js')).createDispatcher((event) => this.onevent?.(event));
+      if (!this.dispatcher) this.dispatcher = (await import('../tabs/tabs.js')).createDispatcher((event) => this.onevent?.(event));
       return await this.dispatcher.call(method, ...(args || []));
     } catch (e) {
       throw fromWire(toWire(e));
@@ -92,11 +92,11 @@ export class LocalClient {
 
 // A client for database `name`: in-process when `worker` is false; else a
 // dedicated module Worker: the package's (true), or the app's own Worker
-// entry that calls serve() (./serve.js): a function returning a new
+// entry that calls serve() (../serve.js): a function returning a new
 // Worker, or a Worker.
 export function connect(name, worker) {
   if (!worker) return new LocalClient();
-  if (worker === true) return new WorkerClient(new Worker(new URL('./worker-script.js', import.meta.url), { type: 'module', name: `sqlite-tempcrypt:${name}` }));
+  if (worker === true) return new WorkerClient(new Worker(new URL('../worker-script.js', import.meta.url), { type: 'module', name: `sqlite-tempcrypt:${name}` }));
   const w = typeof worker === 'function' ? worker() : worker;
   if (!w || typeof w.postMessage !== 'function') throw new TypeError('worker must be true, false, a Worker, or a function returning a new Worker (one that calls serve() of sqlite-tempcrypt/serve)');
   return new WorkerClient(w);

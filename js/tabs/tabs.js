@@ -1,13 +1,13 @@
 // Opening a database for the main-thread API, in the Worker the package
-// starts (./worker-script.js) or in-process (./client.js's LocalClient):
-// createDispatcher(emit) answers the messages of ./rpc.js, and 'open' and
+// starts (../worker-script.js) or in-process (../page/client.js's LocalClient):
+// createDispatcher(emit) answers the messages of ../dispatch/rpc.js, and 'open' and
 // 'close'.  Where the database is the tab's alone (a storage whose kind
 // has no shareKey, such as 'memory' or 'file', or tabs: 'exclusive') its
-// calls go straight to a queue of one session (./hub.js).  Storage that
+// calls go straight to a queue of one session (../dispatch/hub.js).  Storage that
 // every tab sees ('opfs') is shared by the tabs that open the same
 // database, named by its key (the pool and the full name), in two roles:
 // the tab that runs it (./tab-owner.js) and the tabs it serves
-// (./tab-served.js); the locks and channels are ./locks.js's.
+// (./tab-served.js); the locks and channels are ../shared/locks.js's.
 //
 //   election   Each tab's Worker holds its TAB_LOCK while it has the
 //              database open, and asks for OWNER_LOCK.  The first tab gets
@@ -22,7 +22,7 @@
 //              its own inbox, where no other tab listens.  The owner's own
 //              calls go to its queue directly.  Each side learns that the
 //              other went away when its TAB_LOCK is granted to it.
-//   queueing   The owner's queue (./hub.js): one call at a time, a
+//   queueing   The owner's queue (../dispatch/hub.js): one call at a time, a
 //              transaction, import or export of one tab holds the
 //              connection, other tabs' calls wait at most busyTimeoutMs.
 //              A tab that goes away gets its transaction rolled back and
@@ -36,26 +36,26 @@
 //              never run twice: one that certainly did not run (answered
 //              "moved", or unanswered when the owner said "gone") is sent
 //              to the next owner; one that may have run runs again only
-//              if it cannot write (REPLAY in ./rpc.js), else it fails with
+//              if it cannot write (REPLAY in ../dispatch/rpc.js), else it fails with
 //              SQLITE_ABORT, "outcome unknown".  A transaction or import
 //              of this tab that the owner held is gone:
 //              SQLITE_ABORT_ROLLBACK for its calls (its commit, if it may
 //              have run: outcome unknown).  Statements are prepared again
 //              on the next owner; a cursor (iterate, exportStream) ends
 //              with SQLITE_ABORT.
-import { open as openSync } from './worker.js';
-import { resolveStorage, BACKENDS } from './storage.js';
-import { compileWasm } from './engine.js';
-import { Hub } from './hub.js';
-import { HANDLERS } from './rpc.js';
-import { SqliteError, closedError } from './errors.js';
-import { SQLITE_BUSY } from './constants.js';
-import { resolveOpenOptions, ASYNC } from './methods.js';
+import { open as openSync } from '../worker.js';
+import { resolveStorage, BACKENDS } from '../storage/storage.js';
+import { compileWasm } from '../engine/engine.js';
+import { Hub } from '../dispatch/hub.js';
+import { HANDLERS } from '../dispatch/rpc.js';
+import { SqliteError, closedError } from '../shared/errors.js';
+import { SQLITE_BUSY } from '../shared/constants.js';
+import { resolveOpenOptions, ASYNC } from '../shared/methods.js';
 import { TabOwner } from './tab-owner.js';
 import { TabServed } from './tab-served.js';
-import { OWNER_LOCK, canShareTabs, openChannel, holdLock, openInbox, tabLockOf, newId, whileLocked } from './locks.js';
-import { limitTimer } from './platform.js';
-import { runSetup } from './setup.js';
+import { OWNER_LOCK, canShareTabs, openChannel, holdLock, openInbox, tabLockOf, newId, whileLocked } from '../shared/locks.js';
+import { limitTimer } from '../shared/platform.js';
+import { runSetup } from '../dispatch/setup.js';
 
 // A dispatcher for one database: call(method, ...args); emit(event) gets
 // what the main thread hears unasked ({ type: 'owner', owner }); setup:
@@ -92,7 +92,7 @@ async function openLink(name, options, emit, setupFn) {
   return link;
 }
 
-// The sync database, with the app's setups run on it (./setup.js).
+// The sync database, with the app's setups run on it (../dispatch/setup.js).
 async function openDatabase(name, options, setups) {
   const db = await openSync(name, options);
   try {

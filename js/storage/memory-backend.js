@@ -1,8 +1,8 @@
 // Storage 'memory' (any environment, Node included): a backend (contract:
 // ./backend.d.ts) that keeps every file in a growable Uint8Array; nothing
 // persists past the backend, the Worker or the process.
-import { SQLITE_CANTOPEN, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE } from './constants.js';
-import { backendError } from './errors.js';
+import { SQLITE_CANTOPEN, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE } from '../shared/constants.js';
+import { backendError } from '../shared/errors.js';
 
 export class MemoryBackend {
   constructor() {

@@ -19,9 +19,9 @@ import {
   SQLITE_BUSY, SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN,
   SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB, SQLITE_OPEN_MAIN_JOURNAL,
   SQLITE_OPEN_SUPER_JOURNAL, SQLITE_OPEN_WAL,
-} from './constants.js';
-import { backendError } from './errors.js';
-import { POOL_LOCK, hasWebLocks, holdLock } from './locks.js';
+} from '../shared/constants.js';
+import { backendError } from '../shared/errors.js';
+import { POOL_LOCK, hasWebLocks, holdLock } from '../shared/locks.js';
 
 // The pool's file header: POOL_HEADER_SIZE bytes at the start of every
 // pool file, little-endian u32 fields at these offsets, then the path's
@@ -69,7 +69,7 @@ export function opfsAvailable() {
     typeof FileSystemSyncAccessHandle !== 'undefined';
 }
 
-// Take the pool's Web Lock (./locks.js), waiting up to timeoutMs (0: not
+// Take the pool's Web Lock (../shared/locks.js), waiting up to timeoutMs (0: not
 // at all) for the tab or worker holding it to let go; resolves to the
 // function that releases it, or rejects with SQLITE_BUSY.  Exported for
 // the unit test.

@@ -24,7 +24,7 @@ export function codeName(code) {
   return RESULT_CODE_NAMES.get(code) ?? RESULT_CODE_NAMES.get(code & 0xff) ?? 'SQLITE_UNKNOWN';
 }
 
-// An error as the ORM adapters (./kysely.js, ./drizzle.js) throw it: an
+// An error as the ORM adapters (../kysely.js, ../drizzle.js) throw it: an
 // SqliteError shaped as better-sqlite3's, which the drivers they stand in
 // for throw: `code` is the result code's name ('SQLITE_CONSTRAINT_UNIQUE'),
 // its number is `errcode` (primaryCode and codeName as ever).  Any other
@@ -43,7 +43,7 @@ export function closedError() {
   return new SqliteError('database is closed', SQLITE_MISUSE);
 }
 
-// The result code of a storage backend's exception (js/backend.d.ts): the
+// The result code of a storage backend's exception (js/storage/backend.d.ts): the
 // code it carries (sqliteCode), SQLITE_FULL for a quota error, else dflt.
 // Used by the VFS bridge and by every direct call to a backend.
 export function storageCode(e, dflt) {
@@ -52,7 +52,7 @@ export function storageCode(e, dflt) {
   return dflt;
 }
 
-// What a storage backend throws (js/backend.d.ts): an Error carrying
+// What a storage backend throws (js/storage/backend.d.ts): an Error carrying
 // SQLite's result code as sqliteCode.  e: the error to mark (a non-Error
 // becomes one), or the message of a new one (options: its cause).
 export function backendError(code, e, options) {

@@ -123,7 +123,7 @@ export const SQLITE_AUTH_USER = SQLITE_AUTH | (1 << 8);
 export const SQLITE_OK_LOAD_PERMANENTLY = SQLITE_OK | (1 << 8);
 export const SQLITE_OK_SYMLINK = SQLITE_OK | (2 << 8);
 
-// Every result code above, by value: what err.codeName says (js/errors.js).
+// Every result code above, by value: what err.codeName says (js/shared/errors.js).
 // test/unit/constants.test.mjs holds this list to sqlite3.h's.
 export const RESULT_CODE_NAMES = new Map(Object.entries({
   SQLITE_OK, SQLITE_ERROR, SQLITE_INTERNAL, SQLITE_PERM, SQLITE_ABORT, SQLITE_BUSY, SQLITE_LOCKED,

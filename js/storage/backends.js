@@ -11,7 +11,7 @@ export { default as opfs } from './opfs-backend.js';
 // browser bundle carries none of it (test/unit/bundle.test.mjs, which also
 // holds this kind's fields to file-backend.js's); elsewhere it says why
 // it is not there.
-import { isNode } from './platform.js';
+import { isNode } from '../shared/platform.js';
 
 const FILE_BACKEND = './file-backend.js';
 let fileKind = null;

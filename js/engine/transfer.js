@@ -2,11 +2,11 @@
 // import driver (importFrom) and the one export pager (pageStream), and
 // the staging file an import goes through (ImportStaging).  No wasm here
 // but through a Connection.
-import { SqliteError, storageError } from './errors.js';
+import { SqliteError, storageError } from '../shared/errors.js';
 import {
   SQLITE_CANTOPEN, SQLITE_MISUSE, SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_IOERR_WRITE, SQLITE_IOERR_CLOSE,
   SQLITE_IOERR_DELETE, SQLITE_OPEN_READWRITE, SQLITE_OPEN_CREATE, SQLITE_OPEN_MAIN_DB,
-} from './constants.js';
+} from '../shared/constants.js';
 
 export const IMPORT_CHUNK = 1 << 20;
 
@@ -179,7 +179,7 @@ export class ImportStaging {
     this.size = 0;
   }
 
-  // fn(), a storage failure as an SqliteError (js/errors.js).
+  // fn(), a storage failure as an SqliteError (js/shared/errors.js).
   io(fn, dflt, what) {
     try { return fn(); } catch (e) { throw storageError(e, dflt, `import: ${what}`); }
   }

@@ -7,12 +7,12 @@
 //                STATEMENT  Statement (main thread), SyncStatement
 //                TEMPCRYPT  db.tempcrypt (both)
 //   async        the main-thread method: CALL is one message, generated from
-//                the row (./async-database.js) and answered by running the
-//                sync method of the same name (./rpc.js); a list names the
+//                the row (../page/async-database.js) and answered by running the
+//                sync method of the same name (../dispatch/rpc.js); a list names the
 //                messages a method written by hand sends; LOCAL sends none;
 //                NONE: the main-thread API has no such method
 //   sync         the SyncDatabase/SyncStatement member: DELEGATE is
-//                generated (./sync-database.js): the Connection's (or the
+//                generated (../engine/sync-database.js): the Connection's (or the
 //                engine Statement's) method of the same name under the
 //                call's time limit; METHOD is written by hand; PROPERTY is
 //                an object or value; NONE: no such member
@@ -39,7 +39,7 @@
 // Per-call options: list them in the row's `options` (timeoutMs is read by
 // SyncDatabase.guard).
 
-import { wellFormed } from './values.js';
+import { wellFormed } from '../engine/values.js';
 
 export const QUERYABLE = 'queryable', DATABASE = 'database', STATEMENT = 'statement', TEMPCRYPT = 'tempcrypt';
 export const CALL = 'call', LOCAL = 'local', NONE = 'none';
@@ -88,10 +88,10 @@ export const METHODS = [
   { name: 'setEnabled', layer: TEMPCRYPT, async: CALL, sync: METHOD, args: ['on'], send: (on) => [!!on] },
   { name: 'budget', layer: TEMPCRYPT, async: CALL, sync: METHOD, args: ['bytes'] },
 
-  // Plumbing of the main-thread API (./async-database.js).
+  // Plumbing of the main-thread API (../page/async-database.js).
   ...internal(QUERYABLE, LOCAL, NONE, 'call', 'send', 'lock', 'whenFree'),
   ...internal(STATEMENT, LOCAL, NONE, 'call'),
-  // What the Worker's dispatch (./rpc.js) uses of the sync API beyond the
+  // What the Worker's dispatch (../dispatch/rpc.js) uses of the sync API beyond the
   // public methods: the pieces its messages are made of.
   ...internal(DATABASE, NONE, METHOD, 'assertOpen', 'guard', 'limited', 'idle', 'txBegin', 'txEnd', 'cursor', 'importBegin'),
   ...internal(STATEMENT, NONE, METHOD, 'cursor'),
@@ -138,7 +138,7 @@ const boolean = (name) => (v) => {
 };
 
 export const OPEN_OPTIONS = [
-  // The storage's name: resolveStorage() (./storage.js) defaults and checks it.
+  // The storage's name: resolveStorage() (../storage/storage.js) defaults and checks it.
   { name: 'storage', api: BOTH },
   { name: 'import', api: BOTH },
   { name: 'timeoutMs', api: BOTH, default: 0, shown: 'none', check: checkTimeoutMs },

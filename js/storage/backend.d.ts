@@ -2,14 +2,14 @@
 // (wasm/browser/storage_library.js) calls, synchronously, for every file
 // SQLite opens (StorageBackend), and what a backend file default-exports
 // so that open(name, { storage }) can find it (StorageKind; the registry
-// is js/backends.js).  Implemented by memory-backend.js, opfs-pool.js (with
+// is js/storage/backends.js).  Implemented by memory-backend.js, opfs-pool.js (with
 // opfs-backend.js) and file-backend.js (Node).  Every registered backend
 // passes the conformance suite in test/conformance/ (the contract's checks
 // in contract.js, the SQL cases in cases.js).
 //
 // Errors: a method throws; an error with a numeric `sqliteCode` becomes
 // that SQLite result code, a QuotaExceededError SQLITE_FULL, anything else
-// the SQLITE_IOERR_* code of the method (js/errors.js: storageCode).  The
+// the SQLITE_IOERR_* code of the method (js/shared/errors.js: storageCode).  The
 // error becomes the `cause` of the SqliteError the API call fails with.
 
 /**
@@ -90,19 +90,19 @@ export interface StorageBackend<H extends BackendHandle = BackendHandle> {
   scan?(): { file: string; path: string | null; flags: number; bytes: Uint8Array }[];
 }
 
-/** What a backend file default-exports, and js/backends.js lists. */
+/** What a backend file default-exports, and js/storage/backends.js lists. */
 export interface StorageKind<B extends StorageBackend = StorageBackend> {
   /** The name users pass as open(name, { storage }). */
   readonly name: string;
   /** True when the data outlives the backend object (closed and opened again, it is still there). */
   readonly persistent: boolean;
-  /** The open() options this storage reads (their defaults: js/methods.js's OPEN_OPTIONS). */
+  /** The open() options this storage reads (their defaults: js/shared/methods.js's OPEN_OPTIONS). */
   readonly options: readonly string[];
   /** Why this storage cannot be used here (the user's error message, SQLITE_CANTOPEN), or null. */
   unavailable(): string | null | Promise<string | null>;
   /**
    * Storage that every tab of the origin sees (OPFS): the key that names database `name` among the tabs
-   * sharing it (js/tabs.js; for OPFS its pool and full name).  Absent: each tab's database is its own.
+   * sharing it (js/tabs/tabs.js; for OPFS its pool and full name).  Absent: each tab's database is its own.
    */
   shareKey?(name: string, options: Record<string, unknown>): Promise<string>;
   /** The storage of database `name` (options: open()'s). */

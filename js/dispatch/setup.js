@@ -1,7 +1,7 @@
 // The app's setup of a database in the Worker: what registers its SQL
 // functions, aggregates and collations (and runs PRAGMAs) on the sync
 // database before any call.  Each is a function (given to serve() in the
-// app's own Worker entry, ./serve.js, which the app's bundler builds with
+// app's own Worker entry, ../serve.js, which the app's bundler builds with
 // its imports and TypeScript) or a module's URL (open()'s `setup` option:
 // imported here at run time, as it is, never bundled).  Errors name the
 // setup and say whether it failed to load or failed to run.
