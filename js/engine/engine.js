@@ -30,7 +30,10 @@ export function compileWasm(wasm) {
     return WebAssembly.compile(wasm);
   }
   if (compiled && !wasm) return compiled;
-  const url = wasm ? new URL(wasm, import.meta.url) : new URL('../sqlite3.wasm', import.meta.url);
+  // A relative `wasm` is relative to the package's top (dist/), where
+  // sqlite3.wasm is.
+  const top = new URL('../', import.meta.url);
+  const url = new URL(wasm || 'sqlite3.wasm', top);
   const p = (async () => {
     if (isNode && url.protocol === 'file:') {
       const fsName = 'node:fs/promises';
