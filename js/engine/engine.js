@@ -30,10 +30,10 @@ export function compileWasm(wasm) {
     return WebAssembly.compile(wasm);
   }
   if (compiled && !wasm) return compiled;
-  // A relative `wasm` is relative to the package's top (dist/), where
-  // sqlite3.wasm is.
-  const top = new URL('../', import.meta.url);
-  const url = new URL(wasm || 'sqlite3.wasm', top);
+  // The package's sqlite3.wasm, at its top (a bundler finds it by this
+  // very expression); a relative `wasm` is relative to it.
+  const own = new URL('../sqlite3.wasm', import.meta.url);
+  const url = wasm ? new URL(wasm, own) : own;
   const p = (async () => {
     if (isNode && url.protocol === 'file:') {
       const fsName = 'node:fs/promises';
