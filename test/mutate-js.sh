@@ -50,7 +50,7 @@ MUT=(
 "a row option not sent across the Worker boundary :: shared/methods.js :: if (at >= 0) out[at] = callOptions(m, args[at], ASYNC) && Object.fromEntries(m.options.map((k) => [k, args[at][k]])); :: if (at >= 0) out[at] = undefined;"
 "file lock: never taken (every opener wins) :: storage/file-lock.js :: if (this.link(tmp, path)) return null; :: return null;"
 "file lock: taken over while its holder is alive :: storage/file-lock.js :: if (!ownerDead(fs, this.os, holder)) return holder; :: /* every holder taken for dead */"
-"queue of sessions: the busy timeout never fires :: dispatch/hub.js :: job.timer = setTimeout(() => this.expire(job), ms); :: job.timer = 1;"
+"queue of sessions: the busy timeout never fires :: dispatch/hub.js :: job.timer = limitTimer(() => this.expire(job), job.s.busyTimeoutMs); :: job.timer = 1;"
 "a call leaving a transaction open is kept :: dispatch/rpc.js :: if (this.txDepth > 0 || !this.db.inTransaction) return; :: return;"
 "a call on db inside transaction(fn) waits instead of failing :: page/async-database.js :: if (fromInsideHolder(this)) { :: if (false) {"
 "a call made after close() runs ahead of it :: page/async-database.js :: if (this.closing) return Promise.reject(closedError()); :: /* no check */"
