@@ -17,7 +17,7 @@
 
 import { entityKind, DrizzleError, fillPlaceholders, NoopLogger, DefaultLogger, mapResultRow, extractTablesRelationalConfig, createTableRelationsHelpers } from 'drizzle-orm';
 import { BaseSQLiteDatabase, SQLiteAsyncDialect, SQLiteSession, SQLitePreparedQuery, SQLiteTransaction } from 'drizzle-orm/sqlite-core';
-import { peerShaped } from './errors.js';
+import { peerShaped } from './shared/errors.js';
 
 // A call's failure as better-sqlite3 shapes it (errors.js), thrown as it
 // is, as Drizzle's better-sqlite3 driver throws better-sqlite3's (no

@@ -1,6 +1,6 @@
 // Types of sqlite-tempcrypt's main-thread API (hand-written; checked by tsc).
 
-export * from './constants.js';
+export * from './shared/constants.js';
 
 /** A value SQLite can store or return. Integers beyond 2^53 are BigInt. */
 export type SqlValue = number | bigint | string | Uint8Array | null;
@@ -178,7 +178,7 @@ export interface OpenOptions {
    */
   busyTimeoutMs?: number;
   /**
-   * Storage 'opfs': 'shared' (default): every tab that opens the database uses it, run by one tab's Worker (see
+   * Storage 'opfs' (default 'shared'): 'shared': every tab that opens the database uses it, run by one tab's Worker (see
    * Database.owner); 'exclusive': this tab alone, other tabs wait lockTimeoutMs and get SQLITE_BUSY.
    */
   tabs?: 'shared' | 'exclusive';

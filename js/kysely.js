@@ -17,7 +17,7 @@
 // where they differ.
 
 import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } from 'kysely';
-import { peerShaped } from './errors.js';
+import { peerShaped } from './shared/errors.js';
 
 export class SqliteTempcryptDialect {
   // database: a Database, or a function resolving to one (called once).

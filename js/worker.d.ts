@@ -10,7 +10,7 @@ export type {
   StorageChoice, RunResult, TempcryptStats, StoredFile, RawPoolFile, BatchEntry, BatchResult, ImportSource,
 } from './index.js';
 export { SqliteError } from './index.js';
-export * from './constants.js';
+export * from './shared/constants.js';
 
 /** What the observer sees: every storage call of the VFS under tempcrypt. */
 export interface StorageEvent {
@@ -44,8 +44,11 @@ export interface WorkerOpenOptions {
   dir?: string;
   /** storage 'file' (Node): read-only (default false), as in the main-thread API. */
   readOnly?: boolean;
+  /** Where to load sqlite3.wasm from, or its bytes or compiled module (default: next to the package's JS). */
   wasm?: string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module;
+  /** Free pool files kept ready (OPFS); default 16. */
   minFree?: number;
+  /** OPFS pool directory name; default derived from the database name. */
   pool?: string;
   /** Time limit of each call in ms (default: none; settable later as db.timeoutMs). */
   timeoutMs?: number;

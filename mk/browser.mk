@@ -42,10 +42,15 @@ BROWSER_SQLITE_DEFS += $(WASM_SQLITE_DEFS)
 BROWSER_WASM_FEATURES ?= -msimd128 -mbulk-memory -mnontrapping-fptoint -msign-ext
 BROWSER_CFLAGS := $(BROWSER_OPT) $(BROWSER_WASM_FEATURES) -I$(SQLITE_DIR) -Isrc -Iwasm/browser
 
+# The package's JS: the entry points at the top of js/ and the layers'
+# folders (js/README.md), copied to dist/ as they are laid out.
+JS_LAYERS    := page dispatch tabs engine storage shared
+BROWSER_JS   := $(wildcard js/*.js $(JS_LAYERS:%=js/%/*.js)) js/index.d.ts js/worker.d.ts js/kysely.d.ts js/drizzle.d.ts js/serve.d.ts
+
 # Exactly the C functions js/ calls: js/ writes every such call as
 # M._<name>(...) (test/unit/exports.test.mjs holds it to that), and the
 # list is read from those calls.
-BROWSER_EXPORT_LIST := $(sort $(patsubst M._%,%,$(shell grep -ohE 'M\._[a-z][a-z0-9_]*' js/*.js)))
+BROWSER_EXPORT_LIST := $(sort $(patsubst M._%,%,$(shell grep -ohE 'M\._[a-z][a-z0-9_]*' $(BROWSER_JS))))
 BROWSER_EMPTY :=
 BROWSER_COMMA := ,
 BROWSER_EXPORTS := $(patsubst %$(BROWSER_COMMA),%,$(subst $(BROWSER_EMPTY) $(BROWSER_EMPTY),$(BROWSER_EMPTY),$(foreach f,$(BROWSER_EXPORT_LIST),_$(f)$(BROWSER_COMMA))))
@@ -58,37 +63,42 @@ BROWSER_LDFLAGS := $(BROWSER_LINK_OPT) $(BROWSER_WASM_FEATURES) -sEXPORT_ES6=1 -
     -sEXPORTED_RUNTIME_METHODS=[] \
     --js-library wasm/browser/storage_library.js --js-library wasm/browser/api_library.js
 
-BROWSER_JS   := $(wildcard js/*.js) js/index.d.ts js/worker.d.ts js/kysely.d.ts js/drizzle.d.ts js/serve.d.ts
+# The compile and link commands (the C of wasm/browser/ and src/ with
+# every warning; SQLite's own with its defines and size setting).
+BROWSER_CC = $(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS)
+BROWSER_WARN := -Wall -Wextra
+BROWSER_LD = $(BROWSER_ENV) $(EMCC) $(BROWSER_LDFLAGS)
+
 BROWSER_OBJS := $(BROWSER)/sqlite3.o $(BROWSER)/storage_vfs.o $(BROWSER)/storage_buf.o $(BROWSER)/glue.o \
     $(patsubst %.c,$(BROWSER)/%.o,$(notdir $(TC_SRC)))
 
 .PHONY: browser test-browser
-browser: $(DIST)/sqlite3.mjs $(patsubst js/%,$(DIST)/%,$(BROWSER_JS)) $(DIST)/constants.d.ts
+browser: $(DIST)/sqlite3.mjs $(patsubst js/%,$(DIST)/%,$(BROWSER_JS)) $(DIST)/shared/constants.d.ts
 
 # Objects depend on the flags they were built with.
 $(eval $(call flags_stamp,$(BROWSER)/flags,$$(BROWSER_CFLAGS) $$(BROWSER_SQLITE_OPT) $$(BROWSER_SQLITE_DEFS)))
 
 $(BROWSER)/sqlite3.o: $(SQLITE_C) $(BROWSER)/flags
 	@mkdir -p $(@D)
-	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) $(BROWSER_SQLITE_OPT) $(BROWSER_SQLITE_DEFS) -c $< -o $@
+	$(BROWSER_CC) $(BROWSER_SQLITE_OPT) $(BROWSER_SQLITE_DEFS) -c $< -o $@
 
 $(BROWSER)/%.o: wasm/browser/%.c wasm/browser/storage_vfs.h $(SQLITE_DIR)/sqlite3.h $(TC_HDR) $(BROWSER)/flags
 	@mkdir -p $(@D)
-	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) $(BROWSER_SQLITE_DEFS) -Wall -Wextra -c $< -o $@
+	$(BROWSER_CC) $(BROWSER_SQLITE_DEFS) $(BROWSER_WARN) -c $< -o $@
 
 # The core (tempcrypt + ChaCha20) is always $(TC_SRC): no override, so no
 # build can ship without encryption.  The memory tier has its default
 # budget, as on every target; the JS API sets it per database (tempBudget).
 $(BROWSER)/%.o: src/%.c $(TC_HDR) $(SQLITE_DIR)/sqlite3.h $(BROWSER)/flags
 	@mkdir -p $(@D)
-	$(BROWSER_ENV) $(EMCC) $(BROWSER_CFLAGS) -Wall -Wextra -c $< -o $@
+	$(BROWSER_CC) $(BROWSER_WARN) -c $< -o $@
 
 # The link depends on its flags too (the export list, say).
 $(eval $(call flags_stamp,$(BROWSER)/ldflags,$$(BROWSER_LDFLAGS)))
 
 $(DIST)/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/storage_library.js wasm/browser/api_library.js $(BROWSER)/ldflags
 	@mkdir -p $(@D)
-	$(BROWSER_ENV) $(EMCC) $(BROWSER_LDFLAGS) $(BROWSER_OBJS) -o $@
+	$(BROWSER_LD) $(BROWSER_OBJS) -o $@
 
 # One rule per file, so that a new js/ file is copied too.
 $(DIST)/%.js: js/%.js
@@ -98,9 +108,9 @@ $(DIST)/%.d.ts: js/%.d.ts
 	@mkdir -p $(@D)
 	cp $< $@
 # The constants' types, from the one list of values.
-$(DIST)/constants.d.ts: js/constants.js scripts/constants-dts.mjs
+$(DIST)/shared/constants.d.ts: js/shared/constants.js scripts/constants-dts.mjs
 	@mkdir -p $(@D)
-	node scripts/constants-dts.mjs js/constants.js > $@
+	node scripts/constants-dts.mjs js/shared/constants.js > $@
 
 BROWSERS ?=
 test-browser: browser
@@ -119,7 +129,7 @@ TEST_TARGETS += test-size
 BENCH_HEAP_CAP ?= 256MB
 $(BENCH_DIR)/capped/sqlite3.mjs: $(BROWSER_OBJS) wasm/browser/storage_library.js $(BROWSER)/ldflags
 	@mkdir -p $(@D)
-	$(BROWSER_ENV) $(EMCC) $(BROWSER_LDFLAGS) -sMAXIMUM_MEMORY=$(BENCH_HEAP_CAP) $(BROWSER_OBJS) -o $@
+	$(BROWSER_LD) -sMAXIMUM_MEMORY=$(BENCH_HEAP_CAP) $(BROWSER_OBJS) -o $@
 # ---- end speed
 
 # The API tests (test/api/) import a database made by the
@@ -136,14 +146,15 @@ test-browser: $(API_FIXTURE)
 # the lowest Kysely and Drizzle the package supports (lowest-peers.mjs);
 # then migrators started at once (migration-race.mjs), also under the
 # lowest Kysely, whose Migrator takes its lock inside the transaction.
+LOWEST_PEERS := --import ./test/api/lowest-peers.mjs
 .PHONY: test-api-node
 test-api-node: browser $(API_FIXTURE)
 	node test/api/node.mjs
 	node test/api/orm-diff.mjs
-	node --import ./test/api/lowest-peers.mjs test/api/orm-node.mjs
-	node --import ./test/api/lowest-peers.mjs test/api/orm-diff.mjs --seeds 10
+	node $(LOWEST_PEERS) test/api/orm-node.mjs
+	node $(LOWEST_PEERS) test/api/orm-diff.mjs --seeds 10
 	node test/api/migration-race.mjs
-	MIGRATION_ROUNDS=4 node --import ./test/api/lowest-peers.mjs test/api/migration-race.mjs
+	MIGRATION_ROUNDS=4 node $(LOWEST_PEERS) test/api/migration-race.mjs
 
 TEST_TARGETS += test-api-node
 

@@ -22,7 +22,7 @@ $(CONF_BASE)/sqlite3.mjs: $(CONF_BASE_OBJS) wasm/browser/storage_library.js $(BR
 
 $(CONF_BASE)/.js-stamp: $(BROWSER_JS)
 	@mkdir -p $(@D)
-	cp $(BROWSER_JS) $(CONF_BASE)/
+	cd js && cp --parents $(BROWSER_JS:js/%=%) $(abspath $(CONF_BASE))/
 	touch $@
 
 test-conformance-js: browser conformance-baseline

@@ -7,7 +7,7 @@
 //               (budget: the memory tier's, in bytes)
 // Messages out: { ok: true, ... } or { ok: false, error, code }
 import { open, probeOpfs, deletePool, POOL_ROOT } from '../../dist/worker.js';
-import { SQLITE_OPEN_MAIN_DB, SQLITE_OPEN_MAIN_JOURNAL, SQLITE_OPEN_SUPER_JOURNAL, SQLITE_OPEN_WAL } from '../../dist/constants.js';
+import { SQLITE_OPEN_MAIN_DB, SQLITE_OPEN_MAIN_JOURNAL, SQLITE_OPEN_SUPER_JOURNAL, SQLITE_OPEN_WAL } from '../../dist/shared/constants.js';
 import { countIn, markAll, entropy, sampleRows, makeSpy } from './analysis.js';
 import { PRAGMAS, loadWorkloads, workloadsFor, baseSql, markerFunctions } from './workloads.js';
 

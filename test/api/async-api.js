@@ -4,7 +4,7 @@
 // ./async-transfer.js; each throws on failure.  run() returns
 // [{ name, ok, error }], the sync API's tests (./sync-api.js) included.
 import { open } from '../../dist/index.js';
-import { SQLITE_CANTOPEN } from '../../dist/constants.js';
+import { SQLITE_CANTOPEN } from '../../dist/shared/constants.js';
 import { eq, ok, rejects, runTests } from './assert.js';
 import { tests as sqlTests } from './async-sql.js';
 import { tests as transactionTests } from './async-transactions.js';

@@ -3,7 +3,7 @@
 // cloned.
 // Part of the API tests (./async-api.js runs them); each throws on failure.
 import { open } from '../../dist/index.js';
-import { SQLITE_MISUSE } from '../../dist/constants.js';
+import { SQLITE_MISUSE } from '../../dist/shared/constants.js';
 import { eq, ok, rejects, settles } from './assert.js';
 
 export const tests = {

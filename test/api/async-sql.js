@@ -3,7 +3,7 @@
 // and time limits, extensions.
 // Part of the API tests (./async-api.js runs them); each throws on failure.
 import { open, SQLITE_BUSY as EXPORTED_BUSY, RESULT_CODE_NAMES } from '../../dist/index.js';
-import { SQLITE_RANGE, SQLITE_MISUSE, SQLITE_CONSTRAINT, SQLITE_CONSTRAINT_UNIQUE, SQLITE_INTERRUPT, SQLITE_BUSY, SQLITE_CONSTRAINT_PRIMARYKEY } from '../../dist/constants.js';
+import { SQLITE_RANGE, SQLITE_MISUSE, SQLITE_CONSTRAINT, SQLITE_CONSTRAINT_UNIQUE, SQLITE_INTERRUPT, SQLITE_BUSY, SQLITE_CONSTRAINT_PRIMARYKEY } from '../../dist/shared/constants.js';
 import { eq, ok, rejects } from './assert.js';
 import { rng, randomString, wellFormed, hexUtf8, sqlLiteral, showString } from './strings.js';
 

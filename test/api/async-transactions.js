@@ -3,7 +3,7 @@
 // raw transaction across calls.
 // Part of the API tests (./async-api.js runs them); each throws on failure.
 import { open } from '../../dist/index.js';
-import { SQLITE_MISUSE, SQLITE_CONSTRAINT_UNIQUE, SQLITE_ABORT_ROLLBACK, SQLITE_INTERRUPT, SQLITE_BUSY } from '../../dist/constants.js';
+import { SQLITE_MISUSE, SQLITE_CONSTRAINT_UNIQUE, SQLITE_ABORT_ROLLBACK, SQLITE_INTERRUPT, SQLITE_BUSY } from '../../dist/shared/constants.js';
 import { eq, ok, rejects, settles } from './assert.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

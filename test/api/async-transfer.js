@@ -2,7 +2,7 @@
 // input that is not bytes, whole and streamed round trips, damaged files.
 // Part of the API tests (./async-api.js runs them); each throws on failure.
 import { open } from '../../dist/index.js';
-import { SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_MISUSE } from '../../dist/constants.js';
+import { SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_MISUSE } from '../../dist/shared/constants.js';
 import { eq, ok, rejects, sameBytes, readAll } from './assert.js';
 
 export const tests = {

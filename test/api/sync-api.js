@@ -4,7 +4,7 @@ import { open } from '../../dist/worker.js';
 import {
   SQLITE_MISUSE, SQLITE_NOTADB, SQLITE_CONSTRAINT, SQLITE_CONSTRAINT_UNIQUE, SQLITE_CONSTRAINT_PRIMARYKEY, SQLITE_ABORT_ROLLBACK,
   SQLITE_INTERRUPT, SQLITE_ERROR, SQLITE_RANGE, SQLITE_OPEN_MAIN_DB, SQLITE_OPEN_MAIN_JOURNAL, SQLITE_OPEN_WAL,
-} from '../../dist/constants.js';
+} from '../../dist/shared/constants.js';
 import { eq, ok, rejects, sameBytes, readAll } from './assert.js';
 import { rng, randomString, wellFormed, hexUtf8, sqlLiteral, showString } from './strings.js';
 

@@ -5,7 +5,7 @@
 //   excl   open(O_CREAT|O_EXCL), then write the owner into it
 //   mkdir  mkdir(), then write the owner into a file inside
 //   link   write the owner into a file of its own, then link() it into place
-//   ours   js/file-lock.js: link, plus the takeover of a dead owner's lock
+//   ours   js/storage/file-lock.js: link, plus the takeover of a dead owner's lock
 // For each: acquire+release cycles per second in one process, then K
 // processes incrementing a shared counter under the lock (lost increments:
 // the lock let two in; torn reads: a loser found the lock without its
@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { FileLock, LOCK_MAGIC, ownerDead, readLock } from '../../js/file-lock.js';
+import { FileLock, LOCK_MAGIC, ownerDead, readLock } from '../../js/storage/file-lock.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(SELF), '../..');

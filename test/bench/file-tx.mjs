@@ -1,4 +1,4 @@
-// The cost of storage 'file''s per-transaction locks (js/file-tx-lock.js),
+// The cost of storage 'file''s per-transaction locks (js/storage/file-tx-lock.js),
 // as a ratio to better-sqlite3 (SQLite's unix VFS, fcntl() locks) on the
 // same directory in the same run: autocommit INSERTs (a write lock and
 // the journal's syncs each) and small SELECTs (a read lock each).

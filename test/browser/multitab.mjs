@@ -1,6 +1,6 @@
 // Several tabs and one database (run.mjs --only=multitab).
 //   shared (the default for OPFS): one tab's Worker runs the database and
-//     the others send it their calls (js/tabs.js): one owner that every
+//     the others send it their calls (js/tabs/tabs.js): one owner that every
 //     tab names; a transaction of one tab makes the others wait (at most
 //     busyTimeoutMs); a tab that goes away mid-transaction has it rolled
 //     back and its cursor finalized; statements and transactions across a
@@ -9,7 +9,7 @@
 //   exclusive (tabs: 'exclusive'): open() waits for the pool's Web Lock up
 //     to lockTimeoutMs, then SQLITE_BUSY; a tab that closes the database,
 //     or goes away, hands it over to the waiting one.
-import { SQLITE_BUSY, SQLITE_ABORT, SQLITE_ABORT_ROLLBACK } from '../../js/constants.js';
+import { SQLITE_BUSY, SQLITE_ABORT, SQLITE_ABORT_ROLLBACK } from '../../js/shared/constants.js';
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const PAGE = '/test/browser/tabs-page.js';

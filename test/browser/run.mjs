@@ -10,11 +10,9 @@
 import { serve } from './server.mjs';
 import { selectEngines, launchEngine, freshProfile as newProfile } from './engines.mjs';
 import { checks } from './checks.mjs';
-import { PERSISTENT } from '../../js/opfs-pool.js';
-import {
-  SQLITE_BUSY, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_OPEN_DELETEONCLOSE, POOL_MAGIC, POOL_OFFSET_MAGIC, POOL_OFFSET_FLAGS, POOL_OFFSET_PATH,
-} from '../../js/constants.js';
-import { SqliteError } from '../../js/errors.js';
+import { PERSISTENT, POOL_MAGIC, POOL_OFFSET_MAGIC, POOL_OFFSET_FLAGS, POOL_OFFSET_PATH } from '../../js/storage/opfs-pool.js';
+import { SQLITE_BUSY, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_OPEN_DELETEONCLOSE } from '../../js/shared/constants.js';
+import { SqliteError } from '../../js/shared/errors.js';
 // The primary result code of an error sent over postMessage ({ code }).
 const primary = (err) => new SqliteError('', err.code).primaryCode;
 import fs from 'node:fs';

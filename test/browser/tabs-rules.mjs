@@ -6,7 +6,7 @@
 // own tab's calls and hands over; a commit whose outcome cannot be known
 // is reported so.  The random programs against a sequential model are
 // elsewhere; these are the cases a reviewer and a user met.
-import { SQLITE_BUSY, SQLITE_ABORT, SQLITE_ABORT_ROLLBACK } from '../../js/constants.js';
+import { SQLITE_BUSY, SQLITE_ABORT, SQLITE_ABORT_ROLLBACK } from '../../js/shared/constants.js';
 import { tabsOn, inPage, sleep } from './multitab.mjs';
 
 const SETUP = '/test/browser/tabs-setup.js';
@@ -33,8 +33,8 @@ async function twoNamesOnePool({ check, ctx, newPage, base }) {
   // A call that names another database, sent to alpha.db's owner's inbox
   // (as no tab of this package sends it), is refused.
   const refused = await inPage(b, async (owner) => {
-    const { inboxOf } = await import('/dist/locks.js');
-    const opfs = (await import('/dist/opfs-backend.js')).default;
+    const { inboxOf } = await import('/dist/shared/locks.js');
+    const opfs = (await import('/dist/storage/opfs-backend.js')).default;
     const alpha = await opfs.shareKey('alpha.db', { pool: 'rules-pool' }), beta = await opfs.shareKey('beta.db', { pool: 'rules-pool' });
     const me = `spy-${Math.random().toString(36).slice(2)}`;
     const inbox = new BroadcastChannel(inboxOf(alpha, me));
@@ -74,11 +74,11 @@ async function zeroWait({ check, ctx, newPage, base }) {
 
 // What page p receives from now on (window.spied: messages and bytes) on
 // the channels its tab's Worker listens on for database `name`: the
-// database's channel and the tab's inbox (js/locks.js).
+// database's channel and the tab's inbox (js/shared/locks.js).
 function spyIn(p, name) {
   return inPage(p, async (name) => {
-    const { CHANNEL, inboxOf } = await import('/dist/locks.js');
-    const key = await (await import('/dist/opfs-backend.js')).default.shareKey(name);
+    const { CHANNEL, inboxOf } = await import('/dist/shared/locks.js');
+    const key = await (await import('/dist/storage/opfs-backend.js')).default.shareKey(name);
     const size = (v) => (v instanceof ArrayBuffer ? v.byteLength : ArrayBuffer.isView(v) ? v.byteLength : typeof v === 'string' ? v.length
       : v && typeof v === 'object' ? Object.values(v).reduce((n, x) => n + size(x), 0) : 8);
     window.spied = { messages: 0, bytes: 0 };

@@ -16,7 +16,7 @@
 // calls (docs/api.md, Several tabs): no error is accepted then, but for
 // a cursor (iterate()), which lives in the owner's connection and ends
 // with it (code 4).
-import { SQLITE_ABORT, SQLITE_BUSY, SQLITE_ABORT_ROLLBACK, SQLITE_MISUSE, SQLITE_CONSTRAINT } from '../../js/constants.js';
+import { SQLITE_ABORT, SQLITE_BUSY, SQLITE_ABORT_ROLLBACK, SQLITE_MISUSE, SQLITE_CONSTRAINT } from '../../js/shared/constants.js';
 
 // Per kind: the parts of t it writes, whether it adds 1 to c, whether
 // those are one transaction, the failure it is made to meet, and whether

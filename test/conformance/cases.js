@@ -13,7 +13,7 @@
 // case asserts what SQLite must answer (expect()), so a bug shared by every
 // variant (the storage is the same code in all three) still fails.
 
-import { SQLITE_CANTOPEN } from '../../js/constants.js';
+import { SQLITE_CANTOPEN } from '../../js/shared/constants.js';
 
 const ROWS = 1500;
 const FILL = `CREATE TABLE t(id INTEGER PRIMARY KEY, k TEXT, b BLOB);

@@ -1,4 +1,4 @@
-// The storage backend contract (js/backend.d.ts), checked the same way on
+// The storage backend contract (js/storage/backend.d.ts), checked the same way on
 // every backend: what the VFS bridge relies on (each handle's name, flags
 // and temp for the storage observer, short reads, delete semantics).  Run
 // by node.mjs (Node: memory, file, the OPFS pool over fake handles) and
@@ -7,7 +7,7 @@
 import {
   SQLITE_CANTOPEN, SQLITE_OPEN_READWRITE, SQLITE_OPEN_CREATE, SQLITE_OPEN_DELETEONCLOSE, SQLITE_OPEN_MAIN_DB,
   SQLITE_OPEN_MAIN_JOURNAL, SQLITE_OPEN_TEMP_JOURNAL,
-} from '../../js/constants.js';
+} from '../../js/shared/constants.js';
 
 const DB = SQLITE_OPEN_READWRITE | SQLITE_OPEN_MAIN_DB;
 const NEW_DB = DB | SQLITE_OPEN_CREATE;

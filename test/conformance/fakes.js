@@ -25,7 +25,7 @@ export function fakeDir(makeAh = () => fakeHandle()) {
   return { getFileHandle: async () => ({ createSyncAccessHandle: async () => makeAh() }) };
 }
 
-// Storage 'opfs' over fake handles (js/backend.d.ts's StorageKind), for
+// Storage 'opfs' over fake handles (js/storage/backend.d.ts's StorageKind), for
 // the conformance suite in Node.  Pool is the OpfsPool class of the build
 // under test.  Not persistent here: the pool only adopts a directory's
 // files through OPFS itself, which Node lacks.

@@ -1,5 +1,5 @@
 // The backend conformance suite in Node: every storage kind registered in
-// js/backends.js that works in Node (memory, file), and the OPFS pool over
+// js/storage/backends.js that works in Node (memory, file), and the OPFS pool over
 // fake access handles: the backend contract (contract.js), then every SQL
 // case of cases.js with tempcrypt on (without the memory tier, with it,
 // and with it spilling part-way), off, and in the build without
@@ -27,7 +27,7 @@ const { check, skip, finish } = checks('conformance (node)');
 async function lib(build) {
   const at = (f) => import(pathToFileURL(path.join(DIRS[build], f)).href);
   const [{ createEngine }, { BACKENDS }, { MemoryBackend }, { OpfsPool }, { poolNameOf }] =
-    await Promise.all(['engine.js', 'storage.js', 'memory-backend.js', 'opfs-pool.js', 'opfs-backend.js'].map(at));
+    await Promise.all(['engine/engine.js', 'storage/storage.js', 'storage/memory-backend.js', 'storage/opfs-pool.js', 'storage/opfs-backend.js'].map(at));
   return { createEngine, BACKENDS, MemoryBackend, OpfsPool, poolNameOf };
 }
 

@@ -1,12 +1,12 @@
 // The storages of the conformance suite, as stores for cases.js's
 // runVariant(): each case gets a fresh storage of one kind (the kind's
 // scratch()), open(name) opens a database in it (a Connection of the
-// engine, js/connection.js), restart() starts a fresh wasm instance over
+// engine, js/engine/connection.js), restart() starts a fresh wasm instance over
 // the same storage: for a persistent kind (OPFS, files) the backend is
 // closed and opened again first, what a page reload or a new process does.
 //
 // lib: the modules of one build (see node.mjs); kind: a StorageKind
-// (js/backend.d.ts); off: switch tempcrypt off (setEnabled(false)) in
+// (js/storage/backend.d.ts); off: switch tempcrypt off (setEnabled(false)) in
 // every instance; budget: the memory tier's budget in every instance
 // (undefined: the default).  The store's tier says what the tier does in
 // these cases: 'off' (no tier: budget 0, tempcrypt off, or the baseline),

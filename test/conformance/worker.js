@@ -1,5 +1,5 @@
 // The browser side of the backend conformance suite: a module Worker that
-// runs, over every storage kind of js/backends.js that works here (OPFS,
+// runs, over every storage kind of js/storage/backends.js that works here (OPFS,
 // memory), the backend contract (contract.js) and cases.js in every
 // variant, then the storage regressions that need real OPFS.  Driven by
 // browser.mjs.
@@ -9,13 +9,14 @@ import { runVariant } from './cases.js';
 import { kindStores, VARIANTS, storeOptions } from './stores.js';
 import { checkKind } from './contract.js';
 import { storageRegressions } from './regressions.js';
-import { SQLITE_CORRUPT, POOL_HEADER_SIZE, POOL_OFFSET_CHECKSUM } from '../../js/constants.js';
+import { SQLITE_CORRUPT } from '../../js/shared/constants.js';
+import { POOL_HEADER_SIZE, POOL_OFFSET_CHECKSUM } from '../../js/storage/opfs-pool.js';
 
 const DIRS = { dist: '/dist/', baseline: '/build/conformance/baseline/' };
 
 async function lib(build) {
   const [{ createEngine }, { BACKENDS }, { MemoryBackend }, { OpfsPool }, opfs, worker] = await Promise.all(
-    ['engine.js', 'storage.js', 'memory-backend.js', 'opfs-pool.js', 'opfs-backend.js', 'worker.js'].map((f) => import(DIRS[build] + f)));
+    ['engine/engine.js', 'storage/storage.js', 'storage/memory-backend.js', 'storage/opfs-pool.js', 'storage/opfs-backend.js', 'worker.js'].map((f) => import(DIRS[build] + f)));
   return { createEngine, BACKENDS, MemoryBackend, OpfsPool, deletePool: opfs.deletePool, poolNameOf: opfs.poolNameOf, worker };
 }
 

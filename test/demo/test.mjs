@@ -15,7 +15,7 @@ import { decodePng, colourStats } from './png.mjs';
 import { checks } from '../browser/checks.mjs';
 import { parseWorkloads, workloadsFor, BUDGET_START } from '../../js/demo/workloads.js';
 import { makeSpy, entropy, countIn, markAll, sampleRows } from '../../js/demo/analysis.js';
-import { SQLITE_OPEN_TEMP_JOURNAL, SQLITE_OPEN_MAIN_DB, SQLITE_OPEN_READWRITE, SQLITE_OPEN_CREATE, SQLITE_OPEN_TEMP_DB } from '../../js/constants.js';
+import { SQLITE_OPEN_TEMP_JOURNAL, SQLITE_OPEN_MAIN_DB, SQLITE_OPEN_READWRITE, SQLITE_OPEN_CREATE, SQLITE_OPEN_TEMP_DB } from '../../js/shared/constants.js';
 
 const arg = (k, d) => (process.argv.find((a) => a.startsWith(`--${k}=`)) || `--${k}=${d}`).slice(k.length + 3);
 const ROWS = Number(arg('rows', '5000'));

@@ -1,5 +1,5 @@
 // Faults below the JS layer in Node (make test-faults): every storage kind
-// of js/backends.js that works here (memory, file), each storage call
+// of js/storage/backends.js that works here (memory, file), each storage call
 // failing at every position (./faults.js).
 //   node test/faults/node.mjs [--stride=N] [--only=memory]
 //        [--browsers=chromium,firefox --browser-stride=N]   (OPFS in a Worker)
@@ -11,7 +11,7 @@ import { faultSuite, faultTable } from './faults.js';
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist');
 const at = (f) => import(pathToFileURL(path.join(DIST, f)).href);
 const [{ createEngine }, { SyncDatabase }, { Session }, { AsyncDatabase }, { toWire, fromWire, storageError }, { BACKENDS }] =
-  await Promise.all(['engine.js', 'sync-database.js', 'rpc.js', 'async-database.js', 'errors.js', 'storage.js'].map(at));
+  await Promise.all(['engine/engine.js', 'engine/sync-database.js', 'dispatch/rpc.js', 'page/async-database.js', 'shared/errors.js', 'storage/storage.js'].map(at));
 const lib = { createEngine, SyncDatabase, Session, AsyncDatabase, toWire, fromWire, storageError };
 const arg = (k, d) => (process.argv.find((a) => a.startsWith(`--${k}=`)) || '').slice(k.length + 3) || d;
 const stride = Number(arg('stride', process.env.FAULTS_STRIDE || 1));

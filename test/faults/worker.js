@@ -9,7 +9,7 @@ self.onmessage = async ({ data }) => {
   try {
     const at = (f) => import(`/dist/${f}`);
     const [{ createEngine }, { SyncDatabase }, { Session }, { AsyncDatabase }, { toWire, fromWire, storageError }, { BACKENDS }] =
-      await Promise.all(['engine.js', 'sync-database.js', 'rpc.js', 'async-database.js', 'errors.js', 'storage.js'].map(at));
+      await Promise.all(['engine/engine.js', 'engine/sync-database.js', 'dispatch/rpc.js', 'page/async-database.js', 'shared/errors.js', 'storage/storage.js'].map(at));
     const lib = { createEngine, SyncDatabase, Session, AsyncDatabase, toWire, fromWire, storageError };
     const why = await BACKENDS.opfs.unavailable();
     if (why) throw new Error(why);

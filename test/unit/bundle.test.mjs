@@ -1,7 +1,7 @@
 // What a bundler puts in a browser build of the package: Vite (the
 // consumer test's bundler) builds the main entry and the Worker it starts
 // from dist/, and no Node-only code is in the output (the file storage
-// and its lock: js/file-backend.js, js/file-lock.js); Node still gets
+// and its lock: js/storage/file-backend.js, js/storage/file-lock.js); Node still gets
 // storage 'file' by default.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
-import { BACKENDS, DEFAULT_STORAGE } from '../../dist/storage.js';
-import { LOCK_SUFFIX } from '../../dist/file-lock.js';
+import { BACKENDS, DEFAULT_STORAGE } from '../../dist/storage/storage.js';
+import { LOCK_SUFFIX } from '../../dist/storage/file-lock.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -35,7 +35,7 @@ test('a browser bundle of the package carries no Node-only code', async () => {
 
 test("Node still gets storage 'file', by default, as file-backend.js defines it", async () => {
   assert.equal(DEFAULT_STORAGE, 'file');
-  const real = (await import('../../dist/file-backend.js')).default;
+  const real = (await import('../../dist/storage/file-backend.js')).default;
   const fields = (k) => [k.name, k.persistent, k.options, k.unavailable()];
   assert.deepEqual(fields(BACKENDS.file), fields(real));
   assert.equal(await BACKENDS.file.unavailable(), null);

@@ -1,4 +1,4 @@
-// js/constants.js against SQLite's own header: every SQLITE_* value the
+// js/shared/constants.js against SQLite's own header: every SQLITE_* value the
 // package writes down must be the one in build/sqlite/sqlite3.h (the bridge
 // checks the result codes against the wasm at start-up; this covers the
 // open flags and everything else, without a build).
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as constants from '../../js/constants.js';
+import * as constants from '../../js/shared/constants.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HEADER = path.join(ROOT, 'build/sqlite/sqlite3.h');
@@ -31,7 +31,7 @@ function defines(text) {
   return value;
 }
 
-test('every SQLITE_* constant of js/constants.js is the value in sqlite3.h', { skip: !fs.existsSync(HEADER) && 'build/sqlite/sqlite3.h not fetched yet (make sqlite)' }, () => {
+test('every SQLITE_* constant of js/shared/constants.js is the value in sqlite3.h', { skip: !fs.existsSync(HEADER) && 'build/sqlite/sqlite3.h not fetched yet (make sqlite)' }, () => {
   const value = defines(fs.readFileSync(HEADER, 'utf8'));
   const names = Object.keys(constants).filter((n) => n.startsWith('SQLITE_'));
   assert.ok(names.length >= 40, `only ${names.length} SQLITE_ constants`);
@@ -48,7 +48,7 @@ function resultCodes(text) {
   return [...primary, ...extended];
 }
 
-test('js/constants.js has every result code of sqlite3.h, and RESULT_CODE_NAMES names exactly those', { skip: !fs.existsSync(HEADER) && 'build/sqlite/sqlite3.h not fetched yet (make sqlite)' }, () => {
+test('js/shared/constants.js has every result code of sqlite3.h, and RESULT_CODE_NAMES names exactly those', { skip: !fs.existsSync(HEADER) && 'build/sqlite/sqlite3.h not fetched yet (make sqlite)' }, () => {
   const text = fs.readFileSync(HEADER, 'utf8');
   const names = resultCodes(text);
   assert.ok(names.length > 100 && names.includes('SQLITE_DONE') && names.includes('SQLITE_CONSTRAINT_UNIQUE'), `${names.length} result codes found in sqlite3.h`);

@@ -9,10 +9,10 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { open } from '../../dist/index.js';
 import { open as openSync } from '../../dist/worker.js';
-import { createEngine } from '../../dist/engine.js';
-import { MemoryBackend } from '../../dist/memory-backend.js';
-import { ImportStaging, importFrom } from '../../dist/transfer.js';
-import * as C from '../../dist/constants.js';
+import { createEngine } from '../../dist/engine/engine.js';
+import { MemoryBackend } from '../../dist/storage/memory-backend.js';
+import { ImportStaging, importFrom } from '../../dist/engine/transfer.js';
+import * as C from '../../dist/shared/constants.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

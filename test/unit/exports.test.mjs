@@ -7,12 +7,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createEngine } from '../../dist/engine.js';
-import { MemoryBackend } from '../../dist/memory-backend.js';
+import { createEngine } from '../../dist/engine/engine.js';
+import { MemoryBackend } from '../../dist/storage/memory-backend.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const JS = path.join(ROOT, 'js');
-const sources = fs.readdirSync(JS).filter((f) => f.endsWith('.js')).map((f) => [f, fs.readFileSync(path.join(JS, f), 'utf8')]);
+// js/'s modules, its folders' included (not the demo page's).
+const sources = fs.readdirSync(JS, { recursive: true }).filter((f) => f.endsWith('.js') && !f.startsWith('demo'))
+  .map((f) => [f, fs.readFileSync(path.join(JS, f), 'utf8')]);
 // A C function of the module: _sqlite3_*, _tc_*, _malloc, _free.
 const C_NAME = /\b_(?:sqlite3_\w+|tc_\w+|malloc|free)\b/g;
 

@@ -1,5 +1,5 @@
 // Storage 'file' (Node): connections take turns per transaction, across
-// connections and processes (js/file-tx-lock.js over js/file-lock.js's
+// connections and processes (js/storage/file-tx-lock.js over js/storage/file-lock.js's
 // lock files), a crashed holder's locks are taken over, and the defaults
 // a Node user expects (paths, the default storage, where temp files go).
 // Other processes are real ones (child_process, ./file-lock-child.mjs),
@@ -13,10 +13,10 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { open } from '../../dist/index.js';
 import { open as openSync } from '../../dist/worker.js';
-import { LOCK_SUFFIX, LOCK_MAGIC } from '../../dist/file-lock.js';
-import { READER_INFIX } from '../../dist/file-tx-lock.js';
-import { TEMP_PREFIX } from '../../dist/file-backend.js';
-import * as C from '../../dist/constants.js';
+import { LOCK_SUFFIX, LOCK_MAGIC } from '../../dist/storage/file-lock.js';
+import { READER_INFIX } from '../../dist/storage/file-tx-lock.js';
+import { TEMP_PREFIX } from '../../dist/storage/file-backend.js';
+import * as C from '../../dist/shared/constants.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');

@@ -1,9 +1,9 @@
-// The layers agree (make test-node-unit): every method of js/methods.js's
+// The layers agree (make test-node-unit): every method of js/shared/methods.js's
 // table is where its row says, in the main-thread API, the Worker's
 // dispatch, the sync API, index.d.ts, worker.d.ts and docs/api.md, and
 // none of them has a method the table does not list.  Also the other facts
 // the .d.ts files repeat: tempcrypt's counters (from C) and the storage
-// names (from js/backends.js).
+// names (from js/storage/backends.js).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -11,14 +11,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import {
-  METHODS, QUERYABLE, DATABASE, STATEMENT, TEMPCRYPT, CALL, NONE, PROPERTY, DELEGATE, messageOf, OPEN_OPTIONS, BOTH, ASYNC, SYNC,
-} from '../../dist/methods.js';
+  METHODS, QUERYABLE, DATABASE, STATEMENT, TEMPCRYPT, CALL, NONE, PROPERTY, DELEGATE, messageOf,
+} from '../../dist/shared/methods.js';
 import { open, Queryable, Database, Statement, Transaction } from '../../dist/index.js';
 import { open as openSync, SyncDatabase, SyncStatement, STATS_FIELDS } from '../../dist/worker.js';
-import { HANDLERS, LIFECYCLE } from '../../dist/rpc.js';
-import { BACKENDS } from '../../dist/storage.js';
-import { Connection } from '../../dist/connection.js';
-import { Statement as EngineStatement } from '../../dist/statement.js';
+import { HANDLERS, LIFECYCLE } from '../../dist/dispatch/rpc.js';
+import { BACKENDS } from '../../dist/storage/storage.js';
+import { Connection } from '../../dist/engine/connection.js';
+import { Statement as EngineStatement } from '../../dist/engine/statement.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (f) => fs.readFileSync(path.join(ROOT, f), 'utf8');
@@ -144,21 +144,4 @@ test("index.d.ts's Storage type names exactly the registered storage kinds", () 
   const { out } = declarations('js/index.d.ts');
   const names = out.Storage.type.types.map((t) => t.literal.text);
   assert.deepEqual(sorted(names), sorted(Object.keys(BACKENDS)));
-});
-
-test("open()'s options: one list, the .d.ts files, docs/api.md and the storages' own agree", async () => {
-  const names = (api) => sorted(OPEN_OPTIONS.filter((o) => o.api === BOTH || o.api === api).map((o) => o.name));
-  const { out: a } = declarations('js/index.d.ts');
-  const { out: s } = declarations('js/worker.d.ts');
-  assert.deepEqual(sorted(Object.keys(a.OpenOptions.properties)), names(ASYNC), 'index.d.ts OpenOptions');
-  assert.deepEqual(sorted(Object.keys(s.WorkerOpenOptions.properties)), names(SYNC), 'worker.d.ts WorkerOpenOptions');
-  for (const [kind, k] of Object.entries(BACKENDS)) {
-    const reads = sorted(Object.keys(k.options));
-    const listed = sorted(OPEN_OPTIONS.filter((o) => o.storage?.includes(kind)).map((o) => o.name));
-    assert.deepEqual(reads, listed, `storage '${kind}': its options and the list's`);
-  }
-  const doc = read('docs/api.md');
-  assert.deepEqual(OPEN_OPTIONS.filter((o) => !doc.includes(`${o.name}:`) && !doc.includes(`\`${o.name}\``)).map((o) => o.name), [], 'options docs/api.md does not show');
-  await assert.rejects(open('x.db', { storage: 'memory', worker: false, timeout: 5 }), (e) => e instanceof TypeError && /'timeout'/.test(e.message) && /timeoutMs/.test(e.message));
-  await assert.rejects(openSync('x.db', { storage: 'memory', setup: 'x' }), (e) => e instanceof TypeError && /'setup'/.test(e.message), 'setup is for the main-thread open()');
 });

@@ -3,9 +3,9 @@
 // requirements"), played by stand-ins for navigator in Node.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { lockPool } from '../../dist/opfs-pool.js';
-import { checkOpfs } from '../../dist/opfs-backend.js';
-import { SQLITE_BUSY } from '../../dist/constants.js';
+import { lockPool } from '../../dist/storage/opfs-pool.js';
+import { checkOpfs } from '../../dist/storage/opfs-backend.js';
+import { SQLITE_BUSY } from '../../dist/shared/constants.js';
 
 // Run fn with globalThis[name] = value, then put back what was there.
 async function withGlobal(name, value, fn) {

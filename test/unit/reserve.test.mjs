@@ -6,8 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { open } from '../../dist/worker.js';
-import { MemoryBackend } from '../../dist/memory-backend.js';
-import { SQLITE_CANTOPEN, SQLITE_FULL } from '../../dist/constants.js';
+import { MemoryBackend } from '../../dist/storage/memory-backend.js';
+import { SQLITE_CANTOPEN, SQLITE_FULL } from '../../dist/shared/constants.js';
 
 async function withFailingReserve(error, fn) {
   const orig = MemoryBackend.prototype.reserve;

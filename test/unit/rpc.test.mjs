@@ -1,7 +1,7 @@
 // Unit tests of the main-thread API's plumbing in Node (make
-// test-node-unit): the Worker's dispatch (js/rpc.js, the same one Node
+// test-node-unit): the Worker's dispatch (js/dispatch/rpc.js, the same one Node
 // runs in-process) and the one error shape across the boundary
-// (js/errors.js toWire/fromWire).
+// (js/shared/errors.js toWire/fromWire).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -9,9 +9,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open } from '../../dist/index.js';
 import { open as openSync } from '../../dist/worker.js';
-import { createDispatcher } from '../../dist/tabs.js';
-import { SqliteError, toWire, fromWire } from '../../dist/errors.js';
-import * as C from '../../dist/constants.js';
+import { createDispatcher } from '../../dist/tabs/tabs.js';
+import { SqliteError, toWire, fromWire } from '../../dist/shared/errors.js';
+import * as C from '../../dist/shared/constants.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -116,8 +116,8 @@ class SlowWorker {
 }
 
 test('every call settles when close() terminates the Worker: a call it had not answered rejects as closed', async () => {
-  const { WorkerClient } = await import('../../dist/client.js');
-  const { AsyncDatabase } = await import('../../dist/async-database.js');
+  const { WorkerClient } = await import('../../dist/page/client.js');
+  const { AsyncDatabase } = await import('../../dist/page/async-database.js');
   const client = new WorkerClient(new SlowWorker());
   const info = await client.call('open', [':memory:', { storage: 'memory', busyTimeoutMs: 50 }]);
   const db = new AsyncDatabase(client, ':memory:', info, { busyTimeoutMs: 50 });
@@ -145,7 +145,7 @@ test('every call settles when close() terminates the Worker: a call it had not a
 });
 
 test("the owner's queue at close: its own calls made before run, another tab's are handed on; a tab's bye lets its calls run first", async () => {
-  const { Hub } = await import('../../dist/hub.js');
+  const { Hub } = await import('../../dist/dispatch/hub.js');
   const { open: openSync } = await import('../../dist/worker.js');
   const db = await openSync(':memory:', { storage: 'memory' });
   db.exec('CREATE TABLE t(x)');
@@ -169,8 +169,8 @@ test("the owner's queue at close: its own calls made before run, another tab's a
   await db.close();
 });
 
-test('the queue of several sessions (js/hub.js): a call waiting for another session\'s transaction is SQLITE_BUSY after its busyTimeoutMs; the holder goes on, and the waiter runs once it let go', async () => {
-  const { Hub } = await import('../../dist/hub.js');
+test('the queue of several sessions (js/dispatch/hub.js): a call waiting for another session\'s transaction is SQLITE_BUSY after its busyTimeoutMs; the holder goes on, and the waiter runs once it let go', async () => {
+  const { Hub } = await import('../../dist/dispatch/hub.js');
   const { open: openSync } = await import('../../dist/worker.js');
   const db = await openSync('hub-busy.db', { storage: 'memory' });
   const hub = new Hub(db);
@@ -198,7 +198,7 @@ test('the queue of several sessions (js/hub.js): a call waiting for another sess
 });
 
 test("the owner's queue at close waits for another session's hold (at most holdMs), moving the others' calls at once", async () => {
-  const { Hub } = await import('../../dist/hub.js');
+  const { Hub } = await import('../../dist/dispatch/hub.js');
   const { open: openSync } = await import('../../dist/worker.js');
   const db = await openSync(':memory:', { storage: 'memory' });
   db.exec('CREATE TABLE t(x)');
@@ -237,7 +237,7 @@ test("the owner's queue at close waits for another session's hold (at most holdM
 });
 
 test('a Worker that ended by itself: its unanswered calls are "outcome unknown" (code 4), later ones say so, close() resolves', async () => {
-  const { WorkerClient } = await import('../../dist/client.js');
+  const { WorkerClient } = await import('../../dist/page/client.js');
   const client = new WorkerClient(new SlowWorker());
   await client.call('open', [':memory:', { storage: 'memory' }]);
   const pending = client.call('query', ['SELECT 1']);

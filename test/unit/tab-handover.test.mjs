@@ -10,10 +10,10 @@
 // multitab.mjs run the same rules through real tabs in browsers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TabServed } from '../../dist/tab-served.js';
-import { HANDLERS, Session } from '../../dist/rpc.js';
+import { TabServed } from '../../dist/tabs/tab-served.js';
+import { HANDLERS, Session } from '../../dist/dispatch/rpc.js';
 import { open as openSync } from '../../dist/worker.js';
-import { SQLITE_ABORT, SQLITE_ABORT_ROLLBACK } from '../../dist/constants.js';
+import { SQLITE_ABORT, SQLITE_ABORT_ROLLBACK } from '../../dist/shared/constants.js';
 
 // Outcomes, as a tab's caller sees them.
 const NEXT = 'runs on the next owner';

@@ -1,7 +1,7 @@
 /*
  * JS side of the API's user-defined functions, aggregates and collations
  * (an emscripten --js-library; the C trampolines are in glue.c).  The
- * engine (js/functions.js) registers a handler per id in TCAPI.handlers:
+ * engine (js/engine/functions.js) registers a handler per id in TCAPI.handlers:
  *   { call(ctx, argc, argv) }                          a scalar function,
  *   { step(ctx, argc, argv), final(ctx) }              an aggregate,
  *   { compare(n1, p1, n2, p2) }                        a collation.

@@ -1,5 +1,5 @@
 /*
-** Glue exported to the JS API (js/engine.js): start-up, tempcrypt counters
+** Glue exported to the JS API (js/engine/engine.js): start-up, tempcrypt counters
 ** as doubles, the trampolines of user-defined functions and the per-call
 ** time limit.
 */
@@ -119,7 +119,7 @@ int tc_create_collation(sqlite3 *db, const char *zName, int id){
 
 /*
 ** The transactions of a connection, as the JS API sees them
-** (js/connection.js): the commit and rollback hooks count every
+** (js/engine/connection.js): the commit and rollback hooks count every
 ** transaction that ends, so that transaction(fn) can tell that SQLite (or
 ** SQL run inside it) ended the one it began; and while the JS side vetoes
 ** commits (a collation threw: a comparison cannot fail in SQLite, so its

@@ -4,8 +4,8 @@
  * The C VFS (storage_vfs.c) calls the storage_js_* functions below.  Each
  * one re-reads HEAPU8 (memory may have grown since the last call), hands a
  * typed call to the storage backend given to STORAGE.init() (the contract
- * is js/backend.d.ts), and turns an exception into an SQLite result code
- * with the engine's codeOf(e, dflt) (js/errors.js: storageCode): the code
+ * is js/storage/backend.d.ts), and turns an exception into an SQLite result code
+ * with the engine's codeOf(e, dflt) (js/shared/errors.js: storageCode): the code
  * the error carries, SQLITE_FULL for a quota error, else dflt, the
  * SQLITE_IOERR_* code of the method.
  *
@@ -28,14 +28,14 @@ mergeInto(LibraryManager.library, {
       ['SQLITE_OPEN_TEMP_JOURNAL', 'temp-journal'], ['SQLITE_OPEN_SUBJOURNAL', 'subjournal'],
       ['SQLITE_OPEN_SUPER_JOURNAL', 'super-journal'], ['SQLITE_OPEN_WAL', 'wal'],
     ],
-    C: null,              // js/constants.js, from init()
+    C: null,              // js/shared/constants.js, from init()
     codeOf: null,         // (error, default code) -> result code, from init()
     backend: null,
     observer: null,
     files: null,          // Map: fileId -> backend handle
     failure: null,        // { error, code }: the last exception, not yet taken
 
-    // backend: the storage backend; C: SQLite's numbers (js/constants.js);
+    // backend: the storage backend; C: SQLite's numbers (js/shared/constants.js);
     // codeOf: the mapping of a backend's exception to a result code.
     init: function(backend, C, codeOf) {
       STORAGE.backend = backend;
@@ -233,7 +233,7 @@ mergeInto(LibraryManager.library, {
   },
 
   // The message as TextEncoder encodes it (as every string the engine
-  // hands SQLite, js/values.js), cut at a character to fit with its NUL.
+  // hands SQLite, js/engine/values.js), cut at a character to fit with its NUL.
   storage_js_last_error__deps: ['$STORAGE'],
   storage_js_last_error: function(zBuf, nBuf) {
     var f = STORAGE.failure;

@@ -2,7 +2,7 @@
 ** The "storage" VFS of the browser build: a small C VFS whose I/O methods
 ** call the JavaScript storage bridge (storage_library.js).  The bridge
 ** hands each call to the storage backend of this wasm instance (the
-** contract is js/backend.d.ts; the backends are listed in js/backends.js:
+** contract is js/storage/backend.d.ts; the backends are listed in js/storage/backends.js:
 ** the OPFS pool, memory, real files in Node).  tempcrypt is registered
 ** over it.
 */
