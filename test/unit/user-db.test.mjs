@@ -111,3 +111,34 @@ test('a dropped TEMP table gives the memory tier its budget back with a larger p
     assert.equal(db.query(`SELECT count(*) AS n FROM z WHERE b = printf('%0400d', rowid)`)[0].n, 5000);
   } finally { await db.close(); }
 });
+
+// The reclaim after a call reads TEMP's freelist through sqlite_dbpage,
+// which takes main's read lock: while another connection holds main's
+// write lock it must not wait busyTimeoutMs for it (a TEMP-only call), and
+// it is tried again after a later call once main is free.
+test('the reclaim after a TEMP-only call does not wait for a busy main database, and retries later', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tc-reclaim-'));
+  const busyTimeoutMs = 10000;
+  const b = await openSync('busy.db', { storage: 'file', dir, busyTimeoutMs });
+  const a = await openSync('busy.db', { storage: 'file', dir, busyTimeoutMs });
+  try {
+    b.exec(`CREATE TABLE m(v); INSERT INTO m VALUES (1); PRAGMA temp_store=FILE; PRAGMA temp.cache_size=100; CREATE TEMP TABLE y(b);
+      INSERT INTO y WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<5000) SELECT printf('%0400d', n) FROM c`);
+    const full = b.tempcrypt.stats().nMemBytes;
+    assert.ok(full >= 2000000, `the temp table was in the tier: ${full}`);
+    a.exec('BEGIN EXCLUSIVE');
+    const t0 = performance.now();
+    b.exec('DROP TABLE y');
+    const ms = performance.now() - t0;
+    assert.ok(ms < busyTimeoutMs / 2, `DROP TABLE of a TEMP table waited ${ms.toFixed(0)} ms for main's lock (busyTimeoutMs ${busyTimeoutMs})`);
+    assert.deepEqual(b.query('SELECT count(*) AS n FROM temp.sqlite_schema'), [{ n: 0 }]);
+    a.exec('COMMIT');
+    b.query('SELECT 1');
+    const after = b.tempcrypt.stats().nMemBytes;
+    assert.ok(after < 128 * 1024, `bytes still held once main was free again: ${after} of ${full}`);
+    assert.deepEqual(b.query('SELECT v FROM m'), [{ v: 1 }]);
+  } finally {
+    b.close(); a.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
