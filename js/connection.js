@@ -376,7 +376,8 @@ export class Connection {
   // TEMP database's free pages (a dropped TEMP table's), which SQLite's
   // page cache may not have told the file of yet (sqlite3_tempcrypt_reclaim
   // in src/tempcrypt.h: nothing to do inside a transaction or while a
-  // statement runs, cheap without a TEMP commit since the last call).
+  // statement runs, cheap without a TEMP commit since the last call, no
+  // wait for a main database another connection holds: then a later call).
   withDeadline(ms, fn) {
     const outermost = this.deadline === null;
     try {
