@@ -161,6 +161,8 @@ export interface OpenOptions {
    * Run in a dedicated Worker (true: the package's, the default where Worker exists), in-process (false), or in
    * the app's own Worker entry that calls serve() of sqlite-tempcrypt/serve (a function returning a new Worker,
    * or a Worker): the way to register functions from TypeScript or code that imports, since a bundler builds it.
+   * A Worker serves one open() (given again: a TypeError); one that does not call serve() fails open() with
+   * SQLITE_CANTOPEN after 20 s.
    */
   worker?: boolean | Worker | (() => Worker);
   /**

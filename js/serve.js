@@ -13,11 +13,12 @@
 //
 // serve() answers postMessage calls { id, method, args } with { id, result }
 // or { id, error } (error: ./shared/errors.js's wire shape), and posts { event }
-// for what the main thread hears unasked (a new owner of a database shared
-// by tabs, and at start the Web Lock it holds for its life: { type: 'life',
-// lock }, which frees when it ends, so that ./page/client.js learns that it
-// ended by itself, self.close()).  The calls are in ./dispatch/rpc.js, opening and
-// the tabs in ./tabs/tabs.js.
+// for what the main thread hears unasked (at once { type: 'serving' }, so
+// that ./page/client.js knows the Worker serves; a new owner of a database
+// shared by tabs; and at start the Web Lock it holds for its life:
+// { type: 'life', lock }, which frees when it ends, so that ./page/client.js
+// learns that it ended by itself, self.close()).  The calls are in
+// ./dispatch/rpc.js, opening and the tabs in ./tabs/tabs.js.
 // setup(db) runs on the sync database at each open in this Worker (each
 // new owner, for a database shared by tabs), before open()'s own `setup`
 // module if it has one (./dispatch/setup.js).
@@ -27,6 +28,7 @@ import { hasWebLocks, holdLock, newId, WORKER_LOCK } from './shared/locks.js';
 
 export function serve({ setup } = {}) {
   if (setup !== undefined && typeof setup !== 'function') throw new TypeError('serve({ setup }): setup must be a function (db) => void');
+  self.postMessage({ event: { type: 'serving' } });
   if (hasWebLocks()) {
     const lock = WORKER_LOCK + newId();
     holdLock(lock).then(() => self.postMessage({ event: { type: 'life', lock } }), () => { /* no lock: no watch */ });

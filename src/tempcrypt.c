@@ -1811,25 +1811,54 @@ void sqlite3_tempcrypt_stats(struct sqlite3_tempcrypt_stats *pOut, int reset){
   }
 }
 
-/* sqlite3_tempcrypt_reclaim: a page as SQLite has it (pCtx: a statement
-** on sqlite_dbpage('temp')). */
+/* sqlite3_tempcrypt_reclaim: a page as SQLite has it (pCtx: a TcReclaim,
+** whose statement is on sqlite_dbpage('temp')).  A step that fails (main
+** busy, say) leaves its code in rc and answers NULL. */
+typedef struct TcReclaim TcReclaim;
+struct TcReclaim {
+  sqlite3_stmt *pStmt;     /* SELECT data FROM sqlite_dbpage('temp') ... */
+  int rc;                  /* SQLITE_OK, or the first step's error */
+};
 static const u8 *tcFreeFromCache(TcFile *p, void *pCtx, u32 iPage){
-  sqlite3_stmt *pStmt = (sqlite3_stmt*)pCtx;
+  TcReclaim *r = (TcReclaim*)pCtx;
   const u8 *a = 0;
-  sqlite3_reset(pStmt);
-  sqlite3_bind_int64(pStmt, 1, iPage);
-  if( sqlite3_step(pStmt)==SQLITE_ROW ){
-    a = (const u8*)sqlite3_column_blob(pStmt, 0);
-    if( p && (u32)sqlite3_column_bytes(pStmt, 0)!=p->szPage ) a = 0;
+  int rc;
+  sqlite3_reset(r->pStmt);
+  sqlite3_bind_int64(r->pStmt, 1, iPage);
+  rc = sqlite3_step(r->pStmt);
+  if( rc==SQLITE_ROW ){
+    a = (const u8*)sqlite3_column_blob(r->pStmt, 0);
+    if( p && (u32)sqlite3_column_bytes(r->pStmt, 0)!=p->szPage ) a = 0;
+  }else if( rc!=SQLITE_DONE && r->rc==SQLITE_OK ){
+    r->rc = rc;
   }
   return a;
 }
 
-int sqlite3_tempcrypt_reclaim(sqlite3 *db){
+/* The connection's busy_timeout (0: none, or a busy handler of the
+** application's own, which sqlite3_busy_handler() leaves at 0). */
+static int tcBusyTimeout(sqlite3 *db){
   sqlite3_stmt *pStmt;
+  int ms = 0;
+  if( sqlite3_prepare_v2(db, "PRAGMA busy_timeout", -1, &pStmt, 0)!=SQLITE_OK ) return 0;
+  if( sqlite3_step(pStmt)==SQLITE_ROW ) ms = sqlite3_column_int(pStmt, 0);
+  sqlite3_finalize(pStmt);
+  return ms;
+}
+
+/*
+** sqlite_dbpage reads under a read lock on main, which another connection
+** may hold off (a writer's PENDING or EXCLUSIVE lock): the reclaim waits
+** for no one (busy timeout 0 while it runs; an application's own busy
+** handler is its own) and, when a page cannot be read, leaves bCommitted
+** set, so that the next call tries again.  A busy main database is not an
+** error here: the memory comes back later.
+*/
+int sqlite3_tempcrypt_reclaim(sqlite3 *db){
+  TcReclaim r;
   const u8 *a;
   TcFile *p = 0;
-  int rc;
+  int rc, rc2, msBusy;
   /* Our file, also under another shim (which passes the op down). */
   if( sqlite3_file_control(db, "temp", TC_FCNTL_SELF, &p)!=SQLITE_OK || p==0 ){
     return SQLITE_OK;             /* no TEMP database file, or not ours */
@@ -1838,19 +1867,26 @@ int sqlite3_tempcrypt_reclaim(sqlite3 *db){
   /* No transaction open and no statement running: what SQLite has is the
   ** committed database, and a free page is no one's. */
   if( !sqlite3_get_autocommit(db) ) return SQLITE_OK;
-  for(pStmt=sqlite3_next_stmt(db, 0); pStmt; pStmt=sqlite3_next_stmt(db, pStmt)){
-    if( sqlite3_stmt_busy(pStmt) ) return SQLITE_OK;
+  for(r.pStmt=sqlite3_next_stmt(db, 0); r.pStmt; r.pStmt=sqlite3_next_stmt(db, r.pStmt)){
+    if( sqlite3_stmt_busy(r.pStmt) ) return SQLITE_OK;
   }
   rc = sqlite3_prepare_v2(db, "SELECT data FROM sqlite_dbpage('temp') WHERE pgno=?1",
-                          -1, &pStmt, 0);
+                          -1, &r.pStmt, 0);
   if( rc!=SQLITE_OK ) return rc;
-  p->bCommitted = 0;
-  a = tcFreeFromCache(0, pStmt, 1);
-  if( a && sqlite3_column_bytes(pStmt, 0)>=100 ){
+  r.rc = SQLITE_OK;
+  msBusy = tcBusyTimeout(db);
+  if( msBusy>0 ) sqlite3_busy_timeout(db, 0);
+  a = tcFreeFromCache(0, &r, 1);
+  if( a && sqlite3_column_bytes(r.pStmt, 0)>=100 ){
     tcFreeHeader(p, a);
-    if( p->nFree>0 ) tcFreeRelease(p, tcFreeFromCache, pStmt);
+    if( p->nFree>0 ) tcFreeRelease(p, tcFreeFromCache, &r);
   }
-  return sqlite3_finalize(pStmt);
+  rc2 = sqlite3_finalize(r.pStmt);
+  if( msBusy>0 ) sqlite3_busy_timeout(db, msBusy);
+  rc = r.rc;
+  if( rc==SQLITE_OK ) rc = rc2;
+  if( rc==SQLITE_OK ) p->bCommitted = 0;
+  return (rc & 0xff)==SQLITE_BUSY || (rc & 0xff)==SQLITE_LOCKED ? SQLITE_OK : rc;
 }
 
 #ifdef SQLITE_TEMPCRYPT_TESTING

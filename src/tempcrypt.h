@@ -68,8 +68,12 @@ int64_t sqlite3_tempcrypt_budget(int64_t N);
 ** once.  It reads the freelist through sqlite_dbpage (SQLite compiled
 ** with SQLITE_ENABLE_DBPAGE_VTAB), only after a commit of the TEMP
 ** database since the last call, so it is cheap when there is nothing to
-** do.  It changes nothing in the database (free pages read as zeros
-** afterwards; SQLite never reads them).  Returns an SQLite result code.
+** do.  sqlite_dbpage takes a read lock on main: the call waits for no
+** other connection (busy timeout 0 while it runs; a busy handler of the
+** application's own is left in place), and when main is busy it does
+** nothing and returns SQLITE_OK, and the next call tries again.  It
+** changes nothing in the database (free pages read as zeros afterwards;
+** SQLite never reads them).  Returns an SQLite result code.
 */
 struct sqlite3;
 int sqlite3_tempcrypt_reclaim(struct sqlite3 *db);

@@ -8,7 +8,6 @@
 // database are ../tabs/tabs.js.
 import { SqliteError, closedError } from '../shared/errors.js';
 import { SQLITE_MISUSE, SQLITE_ABORT } from '../shared/constants.js';
-import { EXPORT_PAGES_SQL } from '../engine/transfer.js';
 import { METHODS, CALL, STATEMENT, TEMPCRYPT, messageOf, defaultOf } from '../shared/methods.js';
 
 // The handlers of the messages the hand-written main-thread methods send
@@ -27,7 +26,7 @@ const CUSTOM = {
   // The database's pages in one read transaction (exportStream), held by
   // this session until the cursor ends.
   exportOpen: (s) => {
-    s.exportCursor = s.keep(s.cursors, s.db.cursor(EXPORT_PAGES_SQL, null, { rowMode: 'array' }));
+    s.exportCursor = s.keep(s.cursors, s.db.exportCursor({}));   // under the session's time limit
     return s.exportCursor;
   },
   // Up to n rows; a cursor is gone once done.

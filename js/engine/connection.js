@@ -26,6 +26,8 @@ export class Connection {
     this.txLost = null;          // the error after which SQLite had ended it
     this.callbackError = null;   // a collation threw during the current step (see step())
     this.deadline = null;        // the time limit of the call running: { at, ms } (withDeadline)
+    this.steps = 0;              // steps of every statement but `quiet` (withoutTemp)
+    this.quiet = 0;
   }
 
   // rc, unless it is an error: then throw it.
@@ -43,6 +45,7 @@ export class Connection {
   // when a write fails with SQLITE_INTERRUPT or SQLITE_IOERR.
   step(stmt) {
     const M = this.M;
+    if (stmt !== this.quiet) this.steps++;
     const rc = M._sqlite3_step(stmt);
     if (this.callbackError) {
       const e = this.callbackError;
@@ -364,6 +367,29 @@ export class Connection {
     }));
   }
 
+  // open() -> a Statement on sqlite_dbpage (the export's reader), and the
+  // call to make once it is finalized.  Such a statement makes SQLite open
+  // the TEMP database (it reads under every schema), after which SQLite
+  // refuses a temp_store change inside a transaction; so a TEMP database
+  // that did not exist before and that no other statement ran with since
+  // is closed again at the end, by a temp_store change to another value
+  // and back (SQLite closes TEMP at such a change outside a transaction;
+  // the setting ends as it was).  Otherwise, or inside a transaction, TEMP
+  // stays as SQLite has it.
+  withoutTemp(open) {
+    const hasTemp = () => this.query('PRAGMA database_list', null, { rowMode: 'array' }).some((r) => r[1] === 'temp');
+    if (hasTemp()) return [open(), () => {}];
+    const st = open();
+    const mark = this.steps;
+    this.quiet = st.ptr;
+    return [st, () => {
+      this.quiet = 0;
+      if (!this.db || this.steps !== mark || !this.M._sqlite3_get_autocommit(this.db) || !hasTemp()) return;
+      const ts = this.query('PRAGMA temp_store', null, { rowMode: 'array' })[0][0];
+      this.execRaw(`PRAGMA temp_store=${ts === 1 ? 2 : 1}; PRAGMA temp_store=${ts}`);
+    }];
+  }
+
   get inTransaction() {
     return this.db ? this.M._sqlite3_get_autocommit(this.db) === 0 : false;
   }
@@ -376,7 +402,8 @@ export class Connection {
   // TEMP database's free pages (a dropped TEMP table's), which SQLite's
   // page cache may not have told the file of yet (sqlite3_tempcrypt_reclaim
   // in src/tempcrypt.h: nothing to do inside a transaction or while a
-  // statement runs, cheap without a TEMP commit since the last call).
+  // statement runs, cheap without a TEMP commit since the last call, no
+  // wait for a main database another connection holds: then a later call).
   withDeadline(ms, fn) {
     const outermost = this.deadline === null;
     try {

@@ -40,20 +40,29 @@ export class SyncStatement {
 // main thread's iterate(), exportStream()): page(n) -> { rows, done };
 // close() ends it early.  own: a one-off statement, finalized at the end
 // (else it is reset); limit: each page under the time limit (the call's
-// options: its timeoutMs, else db.timeoutMs), or false for none.
+// options: its timeoutMs, else db.timeoutMs), or false for none; ended:
+// called once after the end.
 class Cursor {
-  constructor(db, st, own, limit) {
-    Object.assign(this, { db, st, own, limit });
+  constructor(db, st, own, limit, ended = null) {
+    Object.assign(this, { db, st, own, limit, ended });
   }
 
   page(n) {
     const res = this.limit !== false ? this.db.guard(() => this.st.page(n), this.limit) : this.st.page(n);
-    if (res.done && this.own) this.st.finalize();
+    if (res.done) this.end();
     return res;
   }
 
   close() {
-    if (this.own) this.st.finalize(); else this.st.reset();
+    if (this.own) this.end(); else this.st.reset();
+  }
+
+  end() {
+    if (!this.own) return;
+    this.st.finalize();
+    const ended = this.ended;
+    this.ended = null;
+    if (ended) ended();
   }
 }
 
@@ -163,10 +172,20 @@ export class SyncDatabase {
     const { pagesPerChunk } = callOptions(rowOf(DATABASE, 'exportStream'), options, SYNC);
     let c = null;
     return pageStream({
-      open: () => { c = this.cursor(EXPORT_PAGES_SQL, null, { rowMode: 'array' }, false); },
+      open: () => { c = this.exportCursor(); },
       page: (n) => c.page(n),
       close: () => { if (c) { c.close(); c = null; } },
     }, pagesPerChunk);
+  }
+
+  // A cursor over the database's pages, in one read transaction
+  // (exportStream here and on the main thread; limit as Cursor's); it
+  // leaves no TEMP database behind (Connection.withoutTemp).
+  exportCursor(limit = false) {
+    this.assertOpen();
+    const [st, ended] = this.conn.withoutTemp(() => this.conn.prepare(EXPORT_PAGES_SQL, { persistent: false }));
+    try { st.open(null, { rowMode: 'array' }); } catch (e) { st.finalize(); ended(); throw e; }
+    return new Cursor(this, st, true, limit, ended);
   }
 
   export() { return this.conn.export(); }

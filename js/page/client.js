@@ -5,8 +5,16 @@
 // (../dispatch/rpc.js) in-process, where there is no Worker (Node, or { worker:
 // false }).  Both reject with the error as the Worker sent it (fromWire).
 import { fromWire, toWire, SqliteError, closedError, uncloneable } from '../shared/errors.js';
-import { SQLITE_ABORT, SQLITE_MISUSE } from '../shared/constants.js';
+import { SQLITE_ABORT, SQLITE_MISUSE, SQLITE_CANTOPEN } from '../shared/constants.js';
 import { watchLock } from '../shared/locks.js';
+import { limitTimer } from '../shared/platform.js';
+
+// How long a Worker has to show that it serves (serve() posts a first
+// message as it starts) before its calls fail: an app's Worker entry that
+// never calls serve() would leave open() waiting for ever.
+export const WORKER_START_MS = 20000;
+const noStart = (ms) => () => new SqliteError(`the database's Worker did not answer within ${ms} ms: ` +
+  "an app's Worker entry must call serve() of sqlite-tempcrypt/serve", SQLITE_CANTOPEN);
 
 // A Worker that ended without being told to (self.close() in it, or the
 // browser stopped it): the calls it had not answered, and those after.
@@ -16,7 +24,7 @@ const endedUnanswered = () => new SqliteError(`outcome unknown: ${ENDED} before 
 const endedBefore = () => new SqliteError(`${ENDED}: open the database again`, SQLITE_MISUSE);
 
 export class WorkerClient {
-  constructor(worker) {
+  constructor(worker, { startMs = WORKER_START_MS } = {}) {
     this.worker = worker;
     this.transfers = true;   // buffers passed to call(..., transfer) are handed over
     this.nextId = 1;
@@ -25,7 +33,10 @@ export class WorkerClient {
     this.died = false;       // ... because the Worker ended by itself
     this.unwatch = null;     // stops watching the Worker's life lock
     this.onevent = null;     // (event) for what the Worker says unasked (a new owner)
+    this.failed = null;      // () -> the error of a Worker that never started
+    this.startTimer = limitTimer(() => this.end(false, noStart(startMs)), startMs);
     worker.onmessage = ({ data }) => {
+      clearTimeout(this.startTimer);
       if (data.event?.type === 'life') { this.unwatch = watchLock(data.event.lock, () => this.end(true)); return; }
       if (data.event) { if (this.onevent) this.onevent(data.event); return; }
       const call = this.calls.get(data.id);
@@ -44,6 +55,7 @@ export class WorkerClient {
   // transfer: buffers handed to the Worker (gone from this side).
   call(method, args, transfer) {
     if (this.died) return method === 'close' ? Promise.resolve() : Promise.reject(endedBefore());
+    if (this.failed) return Promise.reject(this.failed());
     if (this.ended) return Promise.reject(closedError());
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -64,13 +76,17 @@ export class WorkerClient {
 
   // died: the Worker's life lock was freed (it ended by itself): its
   // unanswered calls' outcome is unknown, and later calls say why.
-  end(died) {
+  // failed: () -> the error of a Worker that never started, for its calls
+  // and every later one.
+  end(died, failed = null) {
     if (this.ended) return;
     this.ended = true;
     this.died = died;
+    this.failed = failed;
+    clearTimeout(this.startTimer);
     this.unwatch?.();
     this.worker.terminate();
-    for (const call of this.calls.values()) call.reject(died ? endedUnanswered() : closedError());
+    for (const call of this.calls.values()) call.reject(failed ? failed() : died ? endedUnanswered() : closedError());
     this.calls.clear();
   }
 }
@@ -90,14 +106,20 @@ export class LocalClient {
   terminate() {}
 }
 
+// The Workers given to open(): each serves one database (a second client
+// would take the first one's answers).
+const given = new WeakSet();
+
 // A client for database `name`: in-process when `worker` is false; else a
 // dedicated module Worker: the package's (true), or the app's own Worker
 // entry that calls serve() (../serve.js): a function returning a new
-// Worker, or a Worker.
+// Worker, or a Worker not given to open() before.
 export function connect(name, worker) {
   if (!worker) return new LocalClient();
   if (worker === true) return new WorkerClient(new Worker(new URL('../worker-script.js', import.meta.url), { type: 'module', name: `sqlite-tempcrypt:${name}` }));
   const w = typeof worker === 'function' ? worker() : worker;
   if (!w || typeof w.postMessage !== 'function') throw new TypeError('worker must be true, false, a Worker, or a function returning a new Worker (one that calls serve() of sqlite-tempcrypt/serve)');
+  if (given.has(w)) throw new TypeError('this Worker already serves a database (or did): a Worker serves one open(); pass a function returning a new Worker');
+  given.add(w);
   return new WorkerClient(w);
 }

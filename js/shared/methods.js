@@ -93,7 +93,7 @@ export const METHODS = [
   ...internal(STATEMENT, LOCAL, NONE, 'call'),
   // What the Worker's dispatch (../dispatch/rpc.js) uses of the sync API beyond the
   // public methods: the pieces its messages are made of.
-  ...internal(DATABASE, NONE, METHOD, 'assertOpen', 'guard', 'limited', 'idle', 'txBegin', 'txEnd', 'cursor', 'importBegin'),
+  ...internal(DATABASE, NONE, METHOD, 'assertOpen', 'guard', 'limited', 'idle', 'txBegin', 'txEnd', 'cursor', 'exportCursor', 'importBegin'),
   ...internal(STATEMENT, NONE, METHOD, 'cursor'),
 ];
 

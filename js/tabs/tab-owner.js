@@ -93,19 +93,23 @@ export class TabOwner {
   // tab in progress may end, for at most this tab's busyTimeoutMs (then it
   // is rolled back); this tab's own calls made before close() run; then
   // every served tab hears "gone", after its last answer.
+  // The tabs hear "gone" and the database is closed even if a step before
+  // fails (the first error is thrown).
   async close() {
     this.closing = true;
-    await this.hub.close((job) => {
-      if (job.s === this.session) return false;
-      job.reject(MOVED);
-      return true;
-    }, this.holdMs, this.session);
-    for (const tab of [...this.tabs.keys()]) {
-      this.post(tab, { gone: this.id });
-      this.drop(tab);
+    try {
+      await this.hub.close((job) => {
+        if (job.s === this.session) return false;
+        job.reject(MOVED);
+        return true;
+      }, this.holdMs, this.session);
+    } finally {
+      for (const tab of [...this.tabs.keys()]) {
+        this.post(tab, { gone: this.id });
+        this.drop(tab);
+      }
+      this.inbox.close();
+      try { await this.db.idle(); } finally { await this.db.close(); }
     }
-    this.inbox.close();
-    await this.db.idle();
-    await this.db.close();
   }
 }

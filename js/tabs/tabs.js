@@ -123,9 +123,10 @@ class LocalLink {
 
   close() {
     this.closing ??= (async () => {
-      await this.hub.close();
-      await this.db.idle();
-      await this.db.close();
+      try {
+        await this.hub.close();
+        await this.db.idle();
+      } finally { await this.db.close(); }
     })();
     return this.closing;
   }
@@ -274,16 +275,25 @@ class SharedLink extends TabServed {
     return this.closing;
   }
 
+  // Closing lets go of the locks and channels even when the owner's close
+  // fails (its error goes to the caller): another tab takes over.
   async shut() {
     if (this.becoming) await this.becoming.catch(() => {});
-    if (this.isOwner()) {
-      await this.ownerRole.close();
-    } else if (this.owner && !this.leaving.has(this.owner.id)) {
-      // End this tab's session at the owner (what it held is rolled back).
-      const bye = new Promise((resolve, reject) => this.dispatch({ method: 'bye', args: [], resolve, reject }));
-      const timer = new Promise((r) => limitTimer(r, this.sessionOptions.busyTimeoutMs + 1000));
-      await Promise.race([bye.catch(() => {}), timer]);
+    try {
+      if (this.isOwner()) {
+        await this.ownerRole.close();
+      } else if (this.owner && !this.leaving.has(this.owner.id)) {
+        // End this tab's session at the owner (what it held is rolled back).
+        const bye = new Promise((resolve, reject) => this.dispatch({ method: 'bye', args: [], resolve, reject }));
+        const timer = new Promise((r) => limitTimer(r, this.sessionOptions.busyTimeoutMs + 1000));
+        await Promise.race([bye.catch(() => {}), timer]);
+      }
+    } finally {
+      this.letGo();
     }
+  }
+
+  letGo() {
     this.closed = true;
     this.ownerAbort?.abort();
     this.ownerWatch?.();

@@ -49,6 +49,14 @@ export const tests = {
       for (const c of parts) { joined.set(c, at); at += c.length; }
       ok(sameBytes(joined, image), `exportStream equals export() (${joined.length} vs ${image.length} bytes)`);
       eq(await src.query('SELECT count(*) AS n FROM k'), [{ n: 3000 }], 'usable after a streamed export');
+      // A streamed export, read whole or cancelled, leaves no TEMP database
+      // behind: a temp_store change inside a transaction works as on a
+      // connection that never exported (SQLite refuses it once TEMP exists).
+      const cancelled = src.exportStream({ pagesPerChunk: 1 }).getReader();
+      await cancelled.read();
+      await cancelled.cancel();
+      for (const ts of ['FILE', 'MEMORY', 'DEFAULT']) await src.exec(`BEGIN; PRAGMA temp_store=${ts}; COMMIT`);
+      eq((await src.query('PRAGMA database_list')).map((r) => r.name), ['main'], 'no TEMP database after exportStream');
       // A stream nobody reads: close() ends it instead of waiting for ever.
       const unread = src.exportStream({ pagesPerChunk: 1 });
       const reader = unread.getReader();

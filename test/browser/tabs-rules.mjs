@@ -3,8 +3,8 @@
 // name; lockTimeoutMs counts only time spent waiting for another tab; a
 // reply reaches only the tab that asked; one tab's close() never ends
 // another tab's transaction; an owner Worker that ends itself fails its
-// own tab's calls and hands over; a commit whose outcome cannot be known
-// is reported so.  The random programs against a sequential model are
+// own tab's calls and hands over, and so does an owner whose close fails;
+// a commit whose outcome cannot be known is reported so.  The random programs against a sequential model are
 // elsewhere; these are the cases a reviewer and a user met.
 import { SQLITE_BUSY, SQLITE_ABORT, SQLITE_ABORT_ROLLBACK } from '../../js/shared/constants.js';
 import { tabsOn, inPage, sleep } from './multitab.mjs';
@@ -171,6 +171,42 @@ async function ownerQuits({ check, ctx, newPage, base }) {
   await inPage(b, () => db.close());
 }
 
+// The owner's close() fails (its database's close() throws): the error
+// reaches its caller, and the owner lets go all the same, so another tab
+// takes over.  The owner runs in a dedicated Worker of page a with
+// { worker: false } (the database in-process there), so that no Worker
+// ended by close() frees its locks for it.
+async function ownerCloseThrows({ check, ctx, newPage, base }) {
+  const NAME = 'rules-close-throws.db';
+  const a = await newPage(ctx, base);
+  const setup = new URL(SETUP, base).href;
+  const opened = await inPage(a, ([name, setup]) => {
+    const src = `self.onmessage = async ({ data }) => {
+      if (data.open) {
+        const { open } = await import(data.open);
+        try {
+          self.db = await open(data.name, { worker: false, setup: data.setup });
+          await db.query('SELECT break_close()');
+          self.postMessage({ self: db.owner.self });
+        } catch (e) { self.postMessage({ error: e.message }); }
+      } else {
+        self.postMessage(await db.close().then(() => 'closed', (e) => e.message));
+      }
+    };`;
+    window.owner = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), { type: 'module' });
+    window.ask = (msg) => new Promise((r) => { window.owner.onmessage = ({ data }) => r(data); window.owner.postMessage(msg); });
+    return window.ask({ open: new URL('/dist/index.js', location.href).href, name, setup });
+  }, [NAME, setup]);
+  const [b] = await tabsOn(ctx, newPage, base, NAME, 1);
+  const closed = await inPage(a, () => window.ask({ close: true }));
+  const took = await b.waitForFunction(() => db.owner.self === true, null, { timeout: 5000 }).then(() => true, () => false);
+  const after = took ? await inPage(b, async () => (await db.query('SELECT 7 AS n'))[0].n) : null;
+  check(opened.self === true && /close failed on purpose/.test(closed) && took && after === 7,
+    "tabs: an owner whose database's close() throws reports it and still lets go: another tab takes over", JSON.stringify({ opened, closed, took, after }));
+  await inPage(a, () => window.owner.terminate());
+  await inPage(b, () => db.close());
+}
+
 // A commit in flight when the owner's tab dies: outcome unknown (code 4),
 // never "rolled back"; and it is there at most once.
 async function commitInFlight({ check, ctx, newPage, base }) {
@@ -196,7 +232,7 @@ async function commitInFlight({ check, ctx, newPage, base }) {
 
 export async function testTabRules({ check, withBrowser, newPage, base }) {
   await withBrowser('tab-rules', async (ctx) => {
-    for (const t of [twoNamesOnePool, zeroWait, pointToPoint, closeKeepsOthers, ownerQuits, commitInFlight]) {
+    for (const t of [twoNamesOnePool, zeroWait, pointToPoint, closeKeepsOthers, ownerQuits, ownerCloseThrows, commitInFlight]) {
       try {
         await t({ check, ctx, newPage, base });
       } catch (e) {

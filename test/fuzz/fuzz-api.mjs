@@ -105,8 +105,10 @@ async function runProgram(program, subject, where, stats) {
       if (ans.hang && ans.hang.length) { failure = { kind: 'hang', detail: `never settled within ${WATCHDOG_MS} ms: #${ans.hang.join(', #')}`, ids: ans.hang }; break; }
       let expected;
       try { expected = oracle.group(group); } catch (e) { failure = { kind: 'crash', detail: `oracle: ${e.stack}` }; break; }
+      const intos = new Set([...allOps([group])].filter((o) => o.op === 'into').map((o) => String(o.id)));
       for (const [id, exp] of Object.entries(expected)) {
         stats.calls++;
+        if (intos.has(id) && 'ok' in exp) stats.copies++;
         const v = verdict(exp, ans.outcomes[id]);
         if (v) { failure = { kind: 'mismatch', id: Number(id), detail: `#${id}: ${v}` }; break; }
       }
@@ -213,7 +215,7 @@ async function shrink(program, failure, subject, where, budgetMs = Number(proces
       const cand = { ...best, groups: clone(groups) };
       if (size(cand) >= size(best)) continue;
       tries++;
-      const f = await runProgram(cand, subject, where, { calls: 0 });
+      const f = await runProgram(cand, subject, where, { calls: 0, copies: 0 });
       if (f && f.kind === failure.kind && f.what === failure.what) { best = cand; bestFailure = f; progress = true; break; }
     }
   }
@@ -240,7 +242,7 @@ function report(where, program, failure, shrunk) {
 // ---- the runs
 const results = [];
 async function fuzzOn(where, n) {
-  const stats = { programs: 0, calls: 0, failed: 0 };
+  const stats = { programs: 0, calls: 0, copies: 0, failed: 0 };
   const t0 = Date.now();
   const list = replay ? [JSON.parse(fs.readFileSync(replay, 'utf8')).program] : null;
   for (let i = 0; list ? i < list.length : i < n; i++) {
@@ -256,7 +258,7 @@ async function fuzzOn(where, n) {
     report(where, program, failure, shrunk);
   }
   const secs = (Date.now() - t0) / 1000;
-  console.log(`${stats.failed ? 'FAIL' : 'ok  '} fuzz-api ${where.label}: ${stats.programs} programs, ${stats.calls} calls compared, ${stats.failed} failed (${secs.toFixed(1)} s)`);
+  console.log(`${stats.failed ? 'FAIL' : 'ok  '} fuzz-api ${where.label}: ${stats.programs} programs, ${stats.calls} calls compared (${stats.copies} VACUUM INTO copies), ${stats.failed} failed (${secs.toFixed(1)} s)`);
   results.push({ where: where.label, ...stats });
 }
 

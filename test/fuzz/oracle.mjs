@@ -27,7 +27,7 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { fzf, fzcount, fzeq, FzBoom } from './functions.js';
 import path from 'node:path';
-import { dec, stateQueries } from './program.js';
+import { dec, stateQueries, schemaQueries, intoSql, INTO, INTO_TABLES, INTO_END } from './program.js';
 
 // SQLite's result code names -> numbers, from sqlite3.h.
 export function resultCodes(header) {
@@ -68,6 +68,7 @@ function paramsO(params) {
 }
 
 const well = (s) => s.toWellFormed();
+const num = (v) => (typeof v === 'bigint' ? Number(v) : v);
 const err = (e) => ({ err: e });
 const SQLITE_MISUSE = 21, SQLITE_BUSY = 5, SQLITE_ABORT_ROLLBACK = 516;
 const expected = (code, what) => Object.assign(new Error(what), { expected: { code } });
@@ -269,12 +270,27 @@ export class Oracle {
         if (!image) throw Object.assign(new Error('not a database'), { expected: { code: 26 } });
         if (this.db.inTransaction) throw Object.assign(new Error('import inside a transaction'), { expected: { code: 21 } });
         // The subject keeps its connection (the backup API): so does its
-        // last_insert_rowid().
+        // last_insert_rowid(), and its TEMP database stays open if it was
+        // (what decides whether a temp_store change inside a transaction
+        // is refused).
         const { r } = this.db.prepare('SELECT last_insert_rowid() AS r').get();
+        const hadTemp = this.db.prepare('PRAGMA database_list').all().some((d) => d.name === 'temp');
         this.db.close();
         this.db = this.fresh(image);
-        this.setRowid(r);
+        this.setRowid(r, hadTemp);
         return 'imported';
+      }
+      case 'into': {
+        const file = path.join(this.dir, `oracle-${process.pid}-${++fileCounter}-into.db`);
+        this.files.push(file);
+        for (const sql of intoSql(file)) this.db.exec(sql);
+        try {
+          const column = (sql) => this.db.prepare(sql).raw(true).all().map((r) => num(r[0]));
+          const out = {};
+          for (const [k, sql] of schemaQueries([INTO])) out[k] = column(sql);
+          for (const t of column(INTO_TABLES)) out[t] = this.db.prepare(`SELECT * FROM ${INTO}."${t}" ORDER BY rowid`).raw(true).all().map(rowFromO);
+          return out;
+        } finally { this.db.exec(INTO_END); }
       }
       case 'close': this.shut(); return undefined;
       case 'reopen':
@@ -286,11 +302,17 @@ export class Oracle {
     }
   }
 
-  // Make last_insert_rowid() say r (an insert with that rowid).
-  setRowid(r) {
+  // Make last_insert_rowid() say r (an insert with that rowid) on a new
+  // connection, and close the TEMP database that took again (a temp_store
+  // change to another value and back) unless keepTemp: SQLite refuses a
+  // temp_store change inside a transaction once TEMP exists.
+  setRowid(r, keepTemp = false) {
     this.db.exec('CREATE TEMP TABLE fz_rowid(x)');
     this.db.prepare('INSERT INTO fz_rowid(rowid) VALUES (?)').run(r);
     this.db.exec('DROP TABLE fz_rowid');
+    if (keepTemp) return;
+    const ts = Number(this.db.pragma('temp_store', { simple: true }));
+    this.db.exec(`PRAGMA temp_store=${ts === 1 ? 2 : 1}; PRAGMA temp_store=${ts}`);
   }
 
   // Closing rolls back an open transaction and kills every statement.
@@ -398,7 +420,6 @@ export class Oracle {
       tables[name] = this.db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).raw(true).all().map(rowFromO);
     }
     const state = {};
-    const num = (v) => (typeof v === 'bigint' ? Number(v) : v);
     for (const [k, sql] of stateQueries(withTemp)) state[k] = this.db.prepare(sql).raw(true).all().map((r) => num(r[0]));
     return { tables, integrity: ['ok'], state };
   }

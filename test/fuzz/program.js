@@ -14,6 +14,7 @@
 //   siterate {slot, params, pageSize, stopAfter}  finalize {slot}
 //   tx {txh, groups, end: 'commit' | 'throw'}   (fn's ops; nested: savepoint)
 //   export {slot, stream}  import {from: slot | 'garbage', how}  close  reopen
+//   into (VACUUM INTO a new file, then the copy's state: INTO below)
 // An op may carry osql (the oracle's SQL where ours uses a collation the
 // oracle lacks) and, for a call on db made inside a transaction's fn,
 // awaitIt (false: not awaited there) and inFn: what the package does with
@@ -172,8 +173,11 @@ const KEYS = ['k1', 'k2', 'k3', 'k4'];
 // gets a new connection where the package keeps its own, or the reverse).
 // [key, sql]; the value is the first column of the rows.
 export function stateQueries(withTemp) {
+  return schemaQueries(withTemp ? ['main', 'temp'] : ['main']);
+}
+export function schemaQueries(schemas) {
   const q = [];
-  for (const s of withTemp ? ['main', 'temp'] : ['main']) {
+  for (const s of schemas) {
     for (const p of ['auto_vacuum', 'page_size', 'journal_mode', 'user_version', 'application_id', 'freelist_count']) {
       if (s === 'temp' && (p === 'page_size' || p === 'freelist_count')) continue;
       q.push([`${s}.${p}`, `PRAGMA ${s}.${p}`]);
@@ -182,6 +186,15 @@ export function stateQueries(withTemp) {
   }
   return q;
 }
+
+// The op into: VACUUM INTO a new file (its name is the host's: the
+// subject's storage and the oracle's directory differ), then that copy's
+// state (schemaQueries) and its rows per table, read by attaching it as
+// INTO, which is detached again.  [sql...] before the reads, and after.
+export const INTO = 'fzinto';
+export const intoSql = (file) => [`VACUUM INTO '${file}'`, `ATTACH '${file}' AS ${INTO}`];
+export const INTO_TABLES = `SELECT name FROM ${INTO}.sqlite_schema WHERE type = 'table' ORDER BY name`;
+export const INTO_END = `DETACH ${INTO}`;
 
 function writeStmt(r, known, inTx) {
   const v = () => randValue(r, known);
@@ -299,7 +312,8 @@ class Gen {
       [depth < 2 ? 2 : 0, 'tx'], [!inTx ? 1 : 0, 'export'], [!inTx && images.length ? 1 : 0, 'import'],
       [!inTx && last ? 0.5 : 0, 'import-garbage'],
       [inTx ? 0.3 : 0, 'end-tx-by-sql'],
-      [!inTx ? 1 : 0, 'temp-store'],
+      [1, 'temp-store'],
+      [!inTx ? 2 : 0, 'into'],
     ]);
     switch (kind) {
       case 'stmt': return this.stmtOp(h, inTx);
@@ -345,10 +359,11 @@ class Gen {
       case 'end-tx-by-sql':
         return this.op({ op: 'exec', h, sql: r.pick(['ROLLBACK', 'COMMIT']) });
       case 'temp-store':
-        // Alone and outside transactions: inside one, SQLite refuses it
-        // only if the TEMP database exists, and exportStream's
-        // sqlite_dbpage makes it exist where better-sqlite3 has none.
+        // Inside a transaction SQLite refuses it once the TEMP database
+        // exists (exportStream's sqlite_dbpage opens it: the package closes
+        // it again, docs/api.md).
         return this.op({ op: 'exec', h, sql: `PRAGMA temp_store=${r.pick(['FILE', 'MEMORY', 'DEFAULT'])}` });
+      case 'into': return this.op({ op: 'into', h });
       default: throw new Error(kind);
     }
   }
@@ -391,7 +406,8 @@ class Gen {
     this.fresh = new Set();
     for (let i = 0; i < n; i++) {
       const o = this.anyOp(h, inTx, depth, last && i === n - 1);
-      if ((o.op === 'iterate' || o.op === 'siterate') && n > 1) { ops.push(this.stmtOp(h, inTx)); continue; }
+      // (Nor an into, whose several calls others would run between.)
+      if ((o.op === 'iterate' || o.op === 'siterate' || o.op === 'into') && n > 1) { ops.push(this.stmtOp(h, inTx)); continue; }
       ops.push(o);
     }
     // A call on db left running by a transaction's fn starts after the
@@ -431,7 +447,16 @@ class Gen {
 export function generate(seed, known = new Set(), options = {}) {
   const g = new Gen(seed, known, { ...options, inFn: options.inFn ?? 'misuse' });
   const r = rng(seed ^ 0x5bd1e995);
-  return { seed, groups: g.program(options.groups ?? 4 + r.int(10)) };
+  const groups = g.program(options.groups ?? 4 + r.int(10));
+  // PRAGMA auto_vacuum on a database with tables only sets what the
+  // connection's next VACUUM (or VACUUM INTO) applies.  An import keeps the
+  // package's connection, and that setting with it, where the oracle gets a
+  // new one: a program that imports sets none.
+  const ops = [...allOps(groups)];
+  if (ops.some((o) => o.op === 'import')) {
+    for (const o of ops) if (o.op === 'exec') o.sql = o.sql.replace(/PRAGMA (temp\.)?auto_vacuum=\w+/g, 'SELECT 1');
+  }
+  return { seed, groups };
 }
 
 // ---- printing: the program as the calls a user would write.
@@ -473,6 +498,7 @@ function showCall(o) {
     case 'export': return `${o.slot} = ${o.stream ? `await readAll(${o.h}.exportStream())` : `await ${o.h}.export()`}`;
     case 'import': return `${o.h}.import(${o.from === 'garbage' ? 'garbageBytes' : o.from} as ${o.how})`;
     case 'close': return `${o.h}.close()`;
+    case 'into': return `${o.h}.exec("${intoSql('copy.db').join('; ')}"); /* the copy's PRAGMAs, schema and rows */ ${o.h}.exec('${INTO_END}')`;
     case 'reopen': return `db = await open(sameName)`;
     default: return o.op;
   }

@@ -8,7 +8,7 @@
 //   { cmd: 'group', group }          -> { outcomes: { id: { ok } | { err } }, hang: [ids] }
 //   { cmd: 'dump', temp }            -> { tables, integrity, state } of the final database
 //   { cmd: 'end' }                   -> {} (closes what is open)
-import { dec, fromJson, toJson, stateQueries } from './program.js';
+import { dec, fromJson, toJson, stateQueries, schemaQueries, intoSql, INTO, INTO_TABLES, INTO_END } from './program.js';
 
 class NoSlot extends Error { constructor(slot) { super(`no statement ${slot} (its prepare failed)`); this.name = 'NoSlot'; } }
 class FzAbort extends Error { constructor() { super('abort'); this.name = 'FzAbort'; } }
@@ -131,6 +131,18 @@ export function createRunner({ open, watchdogMs = 10000 }) {
         if (!intact()) return 'the caller\'s buffers were emptied';
         if (error) throw error;
         return 'imported';
+      }
+      case 'into': {
+        const d = handle(op.h);
+        const file = `${name}-into-${op.id}`;
+        for (const sql of intoSql(file)) await d.exec(sql);
+        try {
+          const column = async (sql) => (await d.query(sql, undefined, { rowMode: 'array' })).map((r) => r[0]);
+          const out = {};
+          for (const [k, sql] of schemaQueries([INTO])) out[k] = await column(sql);
+          for (const t of await column(INTO_TABLES)) out[t] = await d.query(`SELECT * FROM ${INTO}."${t}" ORDER BY rowid`, undefined, { rowMode: 'array' });
+          return out;
+        } finally { await d.exec(INTO_END); }
       }
       case 'close': return handle(op.h).close();
       case 'reopen': {

@@ -246,3 +246,32 @@ test('a Worker that ended by itself: its unanswered calls are "outcome unknown" 
   await assert.rejects(client.call('query', ['SELECT 1']), (e) => e.code === C.SQLITE_MISUSE && /Worker ended .*open the database again/.test(e.message));
   await client.call('close', []);
 });
+
+const within = (p, ms = 3000) => Promise.race([p, new Promise((_, reject) => setTimeout(() => reject(new Error(`still pending after ${ms} ms`)), ms))]);
+
+test('a Worker passed to a second open() is refused with a clear error, and the first database keeps working', async () => {
+  const w = new SlowWorker();
+  const db = await open(':memory:', { storage: 'memory', worker: w });
+  try {
+    await assert.rejects(within(open('other.db', { storage: 'memory', worker: () => w })),
+      (e) => e instanceof TypeError && /already serves a database/.test(e.message), 'the second open()');
+    assert.deepEqual(await within(db.query('SELECT 1 AS one')), [{ one: 1 }], 'the first database answers');
+  } finally { await within(db.close()); }
+});
+
+// A Worker that never calls serve(): it never answers.
+class SilentWorker {
+  constructor() { this.onmessage = null; this.onerror = null; this.dead = false; }
+  postMessage() {}
+  terminate() { this.dead = true; }
+}
+
+test('a Worker that never calls serve(): open() fails after its start timeout, saying what to do, and the Worker is ended', async () => {
+  const { WorkerClient } = await import('../../dist/client.js');
+  const w = new SilentWorker();
+  const client = new WorkerClient(w, { startMs: 200 });
+  await assert.rejects(within(client.call('open', [':memory:', { storage: 'memory' }])),
+    (e) => e.code === C.SQLITE_CANTOPEN && /did not answer within 200 ms/.test(e.message) && /serve\(\)/.test(e.message), 'open()');
+  assert.equal(w.dead, true, 'the Worker is terminated');
+  await assert.rejects(client.call('query', ['SELECT 1']), (e) => e.code === C.SQLITE_CANTOPEN, 'a later call says the same');
+});

@@ -111,3 +111,71 @@ test('a dropped TEMP table gives the memory tier its budget back with a larger p
     assert.equal(db.query(`SELECT count(*) AS n FROM z WHERE b = printf('%0400d', rowid)`)[0].n, 5000);
   } finally { await db.close(); }
 });
+
+// The reclaim after a call reads TEMP's freelist through sqlite_dbpage,
+// which takes main's read lock: while another connection holds main's
+// write lock it must not wait busyTimeoutMs for it (a TEMP-only call), and
+// it is tried again after a later call once main is free.
+test('the reclaim after a TEMP-only call does not wait for a busy main database, and retries later', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tc-reclaim-'));
+  const busyTimeoutMs = 10000;
+  const b = await openSync('busy.db', { storage: 'file', dir, busyTimeoutMs });
+  const a = await openSync('busy.db', { storage: 'file', dir, busyTimeoutMs });
+  try {
+    b.exec(`CREATE TABLE m(v); INSERT INTO m VALUES (1); PRAGMA temp_store=FILE; PRAGMA temp.cache_size=100; CREATE TEMP TABLE y(b);
+      INSERT INTO y WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n<5000) SELECT printf('%0400d', n) FROM c`);
+    const full = b.tempcrypt.stats().nMemBytes;
+    assert.ok(full >= 2000000, `the temp table was in the tier: ${full}`);
+    a.exec('BEGIN EXCLUSIVE');
+    const t0 = performance.now();
+    b.exec('DROP TABLE y');
+    const ms = performance.now() - t0;
+    assert.ok(ms < busyTimeoutMs / 2, `DROP TABLE of a TEMP table waited ${ms.toFixed(0)} ms for main's lock (busyTimeoutMs ${busyTimeoutMs})`);
+    assert.deepEqual(b.query('SELECT count(*) AS n FROM temp.sqlite_schema'), [{ n: 0 }]);
+    a.exec('COMMIT');
+    b.query('SELECT 1');
+    const after = b.tempcrypt.stats().nMemBytes;
+    assert.ok(after < 128 * 1024, `bytes still held once main was free again: ${after} of ${full}`);
+    assert.deepEqual(b.query('SELECT v FROM m'), [{ v: 1 }]);
+  } finally {
+    b.close(); a.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// exportStream reads sqlite_dbpage, which makes SQLite open the TEMP
+// database; once TEMP exists SQLite refuses a temp_store change inside a
+// transaction.  After an export (read whole, cancelled, or several) the
+// same SQL behaves as on better-sqlite3, which never exported.
+test('exportStream leaves no TEMP database behind: temp_store changes inside a transaction as in better-sqlite3', async () => {
+  const b3 = new Database(':memory:');
+  const db = await openSync('export-temp.db', { storage: 'memory' });
+  const outcome = (fn) => { try { fn(); return 'ok'; } catch (e) { return e.message; } };
+  const drain = async (stream, upTo = Infinity) => {
+    const reader = stream.getReader();
+    for (let i = 0; i < upTo; i++) if ((await reader.read()).done) return;
+    await reader.cancel();
+  };
+  try {
+    for (const d of [b3, db]) d.exec('CREATE TABLE t(v); INSERT INTO t VALUES (1)');
+    const steps = [
+      ['read whole', (s) => drain(s)], ['cancelled', (s) => drain(s, 1)], ['never read', (s) => s.cancel()],
+    ];
+    for (const [how, read] of steps) {
+      await read(db.exportStream({ pagesPerChunk: 1 }));
+      for (const sql of ['BEGIN; PRAGMA temp_store=FILE; COMMIT', 'BEGIN; PRAGMA temp_store=MEMORY; CREATE TEMP TABLE x(y); COMMIT',
+        'BEGIN; PRAGMA temp_store=DEFAULT; ROLLBACK', 'DROP TABLE temp.x']) {
+        const mine = outcome(() => db.exec(sql)), theirs = outcome(() => b3.exec(sql));
+        if (db.inTransaction) db.exec('ROLLBACK');
+        if (b3.inTransaction) b3.exec('ROLLBACK');
+        assert.equal(mine, theirs, `export ${how}, then ${sql}`);
+      }
+      assert.deepEqual(db.query('PRAGMA database_list').map((r) => r.name), b3.prepare('PRAGMA database_list').all().map((r) => r.name), `export ${how}: the databases`);
+    }
+    // A TEMP database that exists before the export is left as it is.
+    for (const d of [b3, db]) d.exec('CREATE TEMP TABLE keep(v); INSERT INTO keep VALUES (2)');
+    await drain(db.exportStream());
+    assert.deepEqual(db.query('SELECT v FROM keep'), [{ v: 2 }]);
+    assert.equal(outcome(() => db.exec('BEGIN; PRAGMA temp_store=FILE; COMMIT')), outcome(() => b3.exec('BEGIN; PRAGMA temp_store=FILE; COMMIT')));
+  } finally { await db.close(); b3.close(); }
+});
