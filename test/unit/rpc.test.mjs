@@ -267,7 +267,7 @@ class SilentWorker {
 }
 
 test('a Worker that never calls serve(): open() fails after its start timeout, saying what to do, and the Worker is ended', async () => {
-  const { WorkerClient } = await import('../../dist/client.js');
+  const { WorkerClient } = await import('../../dist/page/client.js');
   const w = new SilentWorker();
   const client = new WorkerClient(w, { startMs: 200 });
   await assert.rejects(within(client.call('open', [':memory:', { storage: 'memory' }])),
