@@ -222,7 +222,12 @@ static void test_random(uint64_t seed, int nProgram){
   }
   printf("tempfree: %d random programs from seed %llu, %lld bytes given back on the way\n",
          nProgram, (unsigned long long)seed, (long long)nReleased);
-  CHECK(nReleased>0, "seed %llu: the random programs gave memory back at least once", (unsigned long long)seed);
+  /* Ten programs or more drop or shrink a TEMP table whose pages are in
+  ** the tier (test_budget_back checks the giving back itself); a short run
+  ** (WASI's -programs 4) may not: seen in 1 of 41 seeds. */
+  if( nProgram>=10 ){
+    CHECK(nReleased>0, "seed %llu: the random programs gave memory back at least once", (unsigned long long)seed);
+  }
 }
 
 int main(int argc, char **argv){
@@ -236,6 +241,14 @@ int main(int argc, char **argv){
   if( rc ){ fprintf(stderr, "proof_init: %d\n", rc); return 2; }
   printf("tempfree: seed %llu (replay: -seed %llu)\n", (unsigned long long)seed, (unsigned long long)seed);
   test_budget_back();
+  /* The random programs run with no soft heap limit (proof_init sets one
+  ** of 1 byte, which the checks above need to push a dropped table's
+  ** pages out): with it SQLite itself, with no shim and the default VFS
+  ** (3.54.1 here, 3.40.1 too), leaves a TEMP database "malformed" after
+  ** some programs that change temp.cache_size inside a transaction (seeds
+  ** 1796403278 and 1796405083; docs/proof.md has the eight statements).
+  ** The programs' small temp.cache_size keeps pages moving to the file. */
+  sqlite3_soft_heap_limit64(0);
   test_random(seed, nProgram);
   return check_finish("tempfree");
 }
