@@ -47,7 +47,7 @@ MUT=(
 "runtime switch ignored (always on) :: tempcrypt.c :: sqlite3_tempcrypt_set_enabled :: TC_STORE(tcEnabled, on ? 1 : 0); :: TC_STORE(tcEnabled, 1);"
 "append restarts the keystream at 0 :: tempcrypt.c :: tcWriteBlock :: tcCipher(p, aData+iOff, z, n, iCtr, iOff); :: tcCipher(p, aData+iOff, z, n, iCtr, 0);"
 "failed append keeps continuing keystream :: tempcrypt.c :: tcWriteFailed :: p->bLastKnown = 0; :: /* still known */"
-"never-written block not zero-filled on read :: tempcrypt.c :: tcFetchBlock :: memset(zOut, 0, n); :: (void)0;"
+"never-written block not zero-filled on read :: tempcrypt.c :: tcFetchBlock :: memset(z, 0, n); :: (void)0;"
 "shared memory promised where the lower has none :: tempcrypt.c :: tcMethodsFor :: return bShm ? &tc_io_methods_shm : &tc_io_methods_v1; :: return &tc_io_methods_shm;"
 "CHUNK_SIZE forwarded to encrypted files :: tempcrypt.c :: tcFileControl :: case SQLITE_FCNTL_POWERSAFE_OVERWRITE: :: case SQLITE_FCNTL_POWERSAFE_OVERWRITE: case SQLITE_FCNTL_CHUNK_SIZE:"
 "failed clean-up truncate never retried :: tempcrypt.c :: tcWriteFailed :: p->bDirtyTail = 1; :: (void)0;"
