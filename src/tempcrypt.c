@@ -92,11 +92,11 @@
 ** disk error.  Only one repair can be pending, because nothing else runs
 ** until it is done.
 **
-** The lower file must hold nothing past the end of the last block but
-** what tempcrypt wrote there: a block that reads back as a hole must be
-** one.  So SQLITE_FCNTL_CHUNK_SIZE (the unix VFS would round truncates
-** up and keep old blocks) and every file control tempcrypt does not know
-** stop at an encrypted file; see tcFileControl for the list.
+** The lower file holds nothing past the end of the file but what
+** tempcrypt wrote there (or zeros a size hint added).  So
+** SQLITE_FCNTL_CHUNK_SIZE (the unix VFS would round truncates up and keep
+** old ciphertext past the end) and every file control tempcrypt does not
+** know stop at an encrypted file; see tcFileControl for the list.
 **
 ** Method tables: a file's methods never promise what its lower file
 ** lacks.  Named files get a table whose version and shared-memory and
@@ -1430,10 +1430,10 @@ static int tcPragma(char **azArg){
 **               name, report or set flags and move no file bytes
 **               (xDeviceCharacteristics strips POWERSAFE_OVERWRITE for
 **               encrypted files anyway);
-**   translated  SIZE_HINT: the logical size becomes the physical one (a
-**               lower file grown by a hint reads as zeros, i.e. holes);
-**               before the first write fixes the block size there is no
-**               physical size, and the hint is answered SQLITE_OK;
+**   translated  SIZE_HINT: passed down with the file's size, which is the
+**               lower file's (a lower file grown by a hint holds zeros
+**               past the end, which no read uses: a block without a
+**               counter is a hole); a hint of 0 is answered SQLITE_OK;
 **   limited     MMAP_SIZE: the lower file's limit is set to (or asked as)
 **               0 and the answer is 0: the file is never mapped (its
 **               table has no xFetch); the result code is the lower's, so
@@ -1441,8 +1441,7 @@ static int tcPragma(char **azArg){
 **   answered    PRAGMA tempcrypt_budget (tcPragma); TC_FCNTL_SELF, the
 **               shim's own, for sqlite3_tempcrypt_reclaim();
 **   refused     CHUNK_SIZE (the unix VFS would then round truncates up and
-**               leave old blocks and counters past the end, which would
-**               read back as data when the file grows again), SIZE_LIMIT
+**               leave old ciphertext past the end), SIZE_LIMIT
 **               (a memdb limit on a size that is not ours), the atomic
 **               write batch ops (no atomic claims), NULL_IO, other
 **               PRAGMAs, WIN32_*, ZIPVFS, RBU, CKPT_*, and anything
