@@ -52,13 +52,13 @@ MUT=(
 "CHUNK_SIZE forwarded to encrypted files :: tempcrypt.c :: tcFileControl :: case SQLITE_FCNTL_POWERSAFE_OVERWRITE: :: case SQLITE_FCNTL_POWERSAFE_OVERWRITE: case SQLITE_FCNTL_CHUNK_SIZE:"
 "failed clean-up truncate never retried :: tempcrypt.c :: tcWriteFailed :: p->bDirtyTail = 1; :: (void)0;"
 "pending repair dropped by a failed truncate :: tempcrypt.c :: tcTruncate :: if( (p->bPending && p->kPending*p->szBlock<size) || size>p->iSize ){ :: if( p->bPending && p->kPending*p->szBlock>=size ) p->bPending = 0;\n  if( p->bPending || size>p->iSize ){"
-"tier: memory block freed unwiped :: tempcrypt.c :: tcMemDrop :: tempcrypt_wipe(p->apMem[k], (size_t)p->szBlock); :: /* no wipe */"
+"tier: memory block freed unwiped :: tempcrypt.c :: tcMemFree :: tempcrypt_wipe(p->apMem[k], (size_t)p->szBlock); :: /* no wipe */"
 "tier: budget not enforced :: tempcrypt.c :: tcMemClaim :: if( cur + n > TC_LOAD(tcBudget) ) return 0; :: (void)0;"
 "tier: budget claimed without compare-and-swap :: tempcrypt.c :: tcMemClaim :: }while( !TC_CAS(tcMemUsed, cur, cur + n) ); :: }while( (TC_STORE(tcMemUsed, cur + n), 0) );"
 "tier: memory for a block the lower file holds :: tempcrypt.c :: tcMemNew :: if( k<p->nLowerBlk ) return 0; :: (void)0;"
 "tier: shrink leaves old bytes in a memory block :: tempcrypt.c :: tcMemClip :: memset(a + iOff, 0, p->szBlock - iOff); :: (void)0;"
 "tier: failed write keeps its memory blocks :: tempcrypt.c :: tcWriteFailed :: tcMemClip(p); :: (void)0;"
-"tier: memory block read from the lower file :: tempcrypt.c :: tcRead :: if( (a = TC_MEM(p, k))!=0 ){ :: if( (a = 0)!=0 ){"
+"tier: memory block read from the lower file :: tempcrypt.c :: tcReadRange :: if( (a = TC_MEM(p, k))!=0 ){ :: if( (a = 0)!=0 ){"
 "tier: file control reaches a missing lower file :: tempcrypt.c :: tcFileControl :: rc = tcLowerOpen(p); :: rc = SQLITE_OK;"
 "tier: lower file opened at once despite a budget :: tempcrypt.c :: tcOpen :: if( TC_LOAD(tcBudget)>0 ){ :: if( 0 ){"
 "tier: late lower file without SQLite's lock :: tempcrypt.c :: tcLowerOpen :: rc = pSub->pMethods->xLock(pSub, aLevel[i]); :: (void)aLevel;"
@@ -66,6 +66,7 @@ MUT=(
 "file list: a closed file's figures not kept :: tempcrypt.c :: tcTempRemove :: tcTempInfo(p, pLast); :: (void)0;"
 "first write's block size: a journal's header taken as the block size :: tempcrypt.c :: tcChooseBlockSize :: iAmt>=(bDbFile ? TC_MIN_PAGE : TC_BLOCK) :: iAmt>=TC_MIN_PAGE"
 "first write's block size: sorter units split into 4096-byte blocks :: tempcrypt.c :: tcChooseBlockSize :: iAmt>=(bDbFile ? TC_MIN_PAGE : TC_BLOCK) && :: bDbFile && iAmt>=TC_MIN_PAGE &&"
+"repair leaves the block's counter as the failed write set it :: tempcrypt.c :: tcRepair :: p->aCtr[p->kPending] = iNew; :: (void)0;"
 )
 
 # mutate DIR ENTRY: apply ENTRY's edits to DIR/FILE; with DIR empty, only
