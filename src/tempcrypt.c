@@ -52,20 +52,26 @@
 ** temp files, such as the sorter's runs, written in units of the main
 ** database's page size), anything else gives 4096, so one aligned unit
 ** of SQLite's is one block and one lower write.  Block k is stored at
-** k*(B+8) as an 8-byte little-endian counter followed by up to B bytes of
-** ciphertext:
+** k*B as up to B bytes of ciphertext, so the lower file is exactly as
+** long as the logical one and every block is aligned as SQLite's page:
 **
-**     | ctr 0 | ciphertext 0 | ctr 1 | ciphertext 1 | ... | ctr n | part |
+**     | ciphertext 0 | ciphertext 1 | ... | ciphertext n | part |
 **
 ** One 64-bit counter per file counts block writes, starting at 1; the
 ** value a block was written with is its nonce, so no keystream is ever
-** used twice, and the value comes back from the file, so nothing per block
-** is kept in memory.  Counter 0 means "never written" and reads as zeros,
-** so the holes a temporary database leaves stay holes.
+** used twice.  The nonces live in memory only, one u64 per block (aCtr,
+** grown by doubling when a write reaches past it, never per call), like
+** the key: nothing on the lower file says which keystream a block used,
+** and since the key is fresh for each file and dies with it, a counter
+** value is never used twice under one key.  Counter 0 means "never
+** written": the block reads as zeros without a lower call, so the holes
+** a temporary database leaves stay holes.  A read decrypts in SQLite's
+** buffer: the ciphertext goes straight into it and the keystream is
+** XORed there.
 **
-** An append to the last block continues that block's keystream: the shim
-** remembers the last block's counter, and because the logical size tells
-** how much of that keystream is used, an append writes just its own bytes.
+** An append to the last block continues that block's keystream: because
+** the logical size tells how much of that keystream is used, an append
+** writes just its own bytes under the block's counter.
 ** Any other write that leaves valid bytes of a block untouched is a
 ** read-modify-write under a fresh counter.  A write that starts past a
 ** partly filled last block first fills that block with encrypted zeros,
@@ -86,11 +92,11 @@
 ** disk error.  Only one repair can be pending, because nothing else runs
 ** until it is done.
 **
-** The lower file must hold nothing past the end of the last block but
-** what tempcrypt wrote there: a block that reads back as a hole must be
-** one.  So SQLITE_FCNTL_CHUNK_SIZE (the unix VFS would round truncates
-** up and keep old blocks) and every file control tempcrypt does not know
-** stop at an encrypted file; see tcFileControl for the list.
+** The lower file holds nothing past the end of the file but what
+** tempcrypt wrote there (or zeros a size hint added).  So
+** SQLITE_FCNTL_CHUNK_SIZE (the unix VFS would round truncates up and keep
+** old ciphertext past the end) and every file control tempcrypt does not
+** know stop at an encrypted file; see tcFileControl for the list.
 **
 ** Method tables: a file's methods never promise what its lower file
 ** lacks.  Named files get a table whose version and shared-memory and
@@ -99,12 +105,12 @@
 ** in WAL mode and which are never memory-mapped, get a version 1 table.
 **
 ** Encrypted files never hand out mmap pointers and do not claim atomic
-** writes.  Reads decrypt into SQLite's buffer; writes encrypt from
-** SQLite's buffer into one per-file work buffer of one block plus its
-** counter, which then goes down in a single lower write.  Neither path
-** allocates memory, except that a file's first write allocates its work
-** buffer (the block size is known then) and a block entering the memory
-** tier (below) gets its own.
+** writes.  Reads decrypt in SQLite's buffer; writes encrypt from
+** SQLite's buffer into one per-file work buffer of one block, which then
+** goes down in a single lower write.  Neither path allocates memory,
+** except that a file's first write allocates its work buffer (the block
+** size is known then), a write past the end of the counter array doubles
+** it, and a block entering the memory tier (below) gets its own.
 **
 ** THE MEMORY TIER
 **
@@ -207,7 +213,6 @@ typedef struct TcFile TcFile;
 #define ORIGVFS(p)  ((sqlite3_vfs*)((p)->pAppData))
 #define ORIGFILE(p) ((sqlite3_file*)(((TcFile*)(p))+1))
 
-#define TC_HDR        8      /* counter in front of every block */
 #define TC_BLOCK      4096   /* smallest block of files that are not databases */
 #define TC_MIN_PAGE   512
 #define TC_MAX_PAGE   65536
@@ -219,7 +224,7 @@ struct TcFile {
   u8 bCrypt;               /* Encrypted temporary file; else pass-through */
   u8 bDbFile;              /* A database: blocks from 512 bytes (else TC_BLOCK) */
   u8 bLower;               /* The lower file is open */
-  u8 bLastKnown;           /* iLastCtr is the last block's counter */
+  u8 bLastKnown;           /* The last block's keystream may be continued */
   u8 bDirtyTail;           /* The lower file may hold bytes past the end */
   u8 bPending;             /* aBuf holds block kPending, to be rewritten */
   u8 eLock;                /* Lock level SQLite holds while !bLower */
@@ -233,9 +238,10 @@ struct TcFile {
   i64 kPending;            /* Block whose rewrite failed, if bPending */
   i64 nLowerBlk;           /* Blocks from here on hold nothing on the lower file */
   u64 iCounter;            /* Last counter handed out */
-  u64 iLastCtr;            /* Counter of the last block, if bLastKnown */
   u64 iPendingCtr;         /* Counter aBuf is encrypted under, if bPending */
-  u8 *aBuf;                /* Work buffer: TC_HDR + szBlock bytes */
+  u64 *aCtr;               /* aCtr[k]: counter of lower block k, 0: a hole */
+  i64 nCtr;                /* Entries of aCtr; blocks past them are holes */
+  u8 *aBuf;                /* Work buffer: szBlock bytes */
   u8 **apMem;              /* Memory tier: apMem[k] holds block k, or NULL */
   i64 nMemSlot;            /* Entries of apMem */
   i64 nMemTop;             /* No block from here on is in memory */
@@ -447,26 +453,14 @@ static void store64_le(u8 *d, u64 w){
   for(i=0; i<8; i++){ d[i] = (u8)w;  w >>= 8; }
 }
 
-static u64 load64_le(const u8 *s){
-  u64 w = 0;
-  int i;
-  for(i=7; i>=0; i--) w = (w<<8) | s[i];
-  return w;
-}
 
 /* Where block k starts in the lower file. */
 static i64 tcPhysOffset(const TcFile *p, i64 k){
-  return k*(i64)(p->szBlock + TC_HDR);
+  return k*(i64)p->szBlock;
 }
 
-/* Size of the lower file that holds iSize logical bytes. */
-static i64 tcPhysSize(const TcFile *p, i64 iSize){
-  i64 nFull, nPart;
-  if( p->szBlock==0 ) return 0;
-  nFull = iSize / p->szBlock;
-  nPart = iSize % p->szBlock;
-  return tcPhysOffset(p, nFull) + (nPart ? TC_HDR + nPart : 0);
-}
+/* The counter block k of the lower file was written under, 0 if none. */
+#define TC_CTR(p, k)  ((k)<(p)->nCtr ? (p)->aCtr[k] : 0)
 
 /* Number of valid bytes of block k at the current logical size. */
 static int tcValid(const TcFile *p, i64 k){
@@ -518,7 +512,7 @@ static void tcCipher(TcFile *p, u8 *out, const u8 *in, int n,
 /* Fix the block size and allocate the work buffer. */
 static int tcSetBlockSize(TcFile *p, int szBlock){
   assert( p->szBlock==0 && p->aBuf==0 );
-  p->aBuf = sqlite3_malloc(TC_HDR + szBlock);
+  p->aBuf = sqlite3_malloc(szBlock);
   if( p->aBuf==0 ) return SQLITE_NOMEM;
   TC_STORE(p->szBlock, szBlock);
   return SQLITE_OK;
@@ -657,10 +651,33 @@ static void tcMemClip(TcFile *p){
   }
 }
 
-/* Blocks from iSize on hold nothing on the lower file, which now ends there. */
+/* Blocks from iSize on hold nothing on the lower file, which now ends
+** there: they are holes again.  Only blocks below nLowerBlk can have a
+** counter. */
 static void tcLowerCut(TcFile *p, i64 iSize){
   i64 nBlk = p->szBlock ? (iSize + p->szBlock - 1)/p->szBlock : 0;
-  if( p->nLowerBlk>nBlk ) p->nLowerBlk = nBlk;
+  if( p->nLowerBlk>nBlk ){
+    i64 nTop = p->nLowerBlk<p->nCtr ? p->nLowerBlk : p->nCtr;
+    if( nBlk<nTop ) memset(p->aCtr + nBlk, 0, (size_t)(nTop - nBlk)*sizeof(u64));
+    p->nLowerBlk = nBlk;
+  }
+}
+
+/*
+** Room in the counter array for block k: doubled until it holds it, new
+** entries 0 (holes).  Called only by a write that reaches past the array,
+** so a file of n blocks grows it about log2(n) times.
+*/
+static int tcCtrGrow(TcFile *p, i64 k){
+  i64 nNew = p->nCtr ? 2*p->nCtr : 64;
+  u64 *a;
+  while( nNew<=k ) nNew *= 2;
+  a = sqlite3_realloc64(p->aCtr, (u64)nNew*sizeof(u64));
+  if( a==0 ) return SQLITE_IOERR_NOMEM;
+  memset(a + p->nCtr, 0, (size_t)(nNew - p->nCtr)*sizeof(u64));
+  p->aCtr = a;
+  p->nCtr = nNew;
+  return SQLITE_OK;
 }
 
 /*
@@ -714,46 +731,42 @@ static void tcWipeFile(TcFile *p){
   }
   assert( p->nMemByte==0 );
   if( p->aBuf ){
-    tempcrypt_wipe(p->aBuf, TC_HDR + (size_t)p->szBlock);
+    tempcrypt_wipe(p->aBuf, (size_t)p->szBlock);
     sqlite3_free(p->aBuf);
     p->aBuf = 0;
   }
+  if( p->aCtr ){
+    tempcrypt_wipe(p->aCtr, (size_t)p->nCtr*sizeof(u64));
+    sqlite3_free(p->aCtr);
+    p->aCtr = 0;
+    p->nCtr = 0;
+  }
   tempcrypt_wipe(p->aKey, sizeof(p->aKey));
   tempcrypt_wipe(&p->iCounter, sizeof(p->iCounter));
-  tempcrypt_wipe(&p->iLastCtr, sizeof(p->iLastCtr));
   tempcrypt_wipe(&p->iPendingCtr, sizeof(p->iPendingCtr));
 }
 
 /*
-** The result of a lower read of a block with counter iCtr: a short read
-** is fine only for a block that was never written (counter 0, which
-** reads as zeros); of a written block it means the file lost data.
+** Bytes [iOff, iOff+n) of block k of the lower file, decrypted, into z:
+** the ciphertext is read straight into z and decrypted there.  A block
+** without a counter was never written and reads as zeros without a lower
+** call.  A written block holds all its valid bytes, so a short read of
+** one means the lower file lost data: an error.
 */
-static int tcReadResult(int rc, u64 iCtr){
-  if( rc==SQLITE_IOERR_SHORT_READ ) return iCtr==0 ? SQLITE_OK : SQLITE_IOERR_READ;
-  return rc;
-}
-
-/*
-** Read the counter and the first n bytes of block k in one lower call
-** into the work buffer and decrypt them into zOut (which may be the work
-** buffer's data part).
-*/
-static int tcFetchBlock(TcFile *p, i64 k, int n, u8 *zOut){
+static int tcFetchBlock(TcFile *p, i64 k, int iOff, int n, u8 *z){
   sqlite3_file *pSub = ORIGFILE(p);
-  u64 iCtr;
+  u64 iCtr = TC_CTR(p, k);
   int rc;
-  assert( n>0 && n<=p->szBlock && !p->bPending );
-  rc = pSub->pMethods->xRead(pSub, p->aBuf, TC_HDR+n, tcPhysOffset(p, k));
-  TC_ADD(tcStats.nPhysicalRead, (u64)(TC_HDR+n));
-  iCtr = load64_le(p->aBuf);
-  rc = tcReadResult(rc, iCtr);
-  if( rc!=SQLITE_OK ) return rc;
+  assert( n>0 && iOff+n<=p->szBlock && !p->bPending );
   if( iCtr==0 ){
-    memset(zOut, 0, n);
-  }else{
-    tcCipher(p, zOut, p->aBuf+TC_HDR, n, iCtr, 0);
+    memset(z, 0, n);
+    return SQLITE_OK;
   }
+  rc = pSub->pMethods->xRead(pSub, z, n, tcPhysOffset(p, k) + iOff);
+  TC_ADD(tcStats.nPhysicalRead, (u64)n);
+  if( rc==SQLITE_IOERR_SHORT_READ ) return SQLITE_IOERR_READ;
+  if( rc!=SQLITE_OK ) return rc;
+  tcCipher(p, z, z, n, iCtr, iOff);
   return SQLITE_OK;
 }
 
@@ -767,18 +780,19 @@ static int tcRepair(TcFile *p){
   sqlite3_file *pSub = ORIGFILE(p);
   int rc;
   if( p->bPending ){
-    u8 *aData = p->aBuf + TC_HDR;
+    u8 *aData = p->aBuf;
     u64 iNew = ++p->iCounter;
     assert( p->nPending>0 && p->nPending<=p->szBlock );
+    assert( p->kPending<p->nCtr );
     /* Back to plaintext, then under the fresh counter. */
     tcCipher(p, aData, aData, p->nPending, p->iPendingCtr, 0);
     tcCipher(p, aData, aData, p->nPending, iNew, 0);
     p->iPendingCtr = iNew;
-    store64_le(p->aBuf, iNew);
-    rc = pSub->pMethods->xWrite(pSub, p->aBuf, TC_HDR+p->nPending,
+    p->aCtr[p->kPending] = iNew;   /* nothing reads it until this succeeds */
+    rc = pSub->pMethods->xWrite(pSub, aData, p->nPending,
                                 tcPhysOffset(p, p->kPending));
-    TC_ADD(tcStats.nPhysicalWrite, (u64)(TC_HDR+p->nPending));
-    TC_BUMP(p->nLowerWrite, (u64)(TC_HDR+p->nPending));
+    TC_ADD(tcStats.nPhysicalWrite, (u64)p->nPending);
+    TC_BUMP(p->nLowerWrite, (u64)p->nPending);
     if( rc!=SQLITE_OK ){
       /* The write may have stored part of the block: the tail again. */
       p->bDirtyTail = 1;
@@ -790,7 +804,7 @@ static int tcRepair(TcFile *p){
                                ** the failed write may have used */
   }
   if( p->bDirtyTail ){
-    rc = pSub->pMethods->xTruncate(pSub, tcPhysSize(p, p->iSize));
+    rc = pSub->pMethods->xTruncate(pSub, p->iSize);
     if( rc!=SQLITE_OK ){
       TC_ADD(tcStats.nFailedBlockRead, 1);
       return rc;
@@ -809,12 +823,17 @@ static int tcRepair(TcFile *p){
 **   - the write covers every valid byte of the block: fresh counter,
 **     nothing to read;
 **   - otherwise read, decrypt, patch and re-encrypt under a fresh counter.
-** Bytes between the valid end and iOff become zeros.  On failure the
-** caller repairs the file (tcWriteFailed).
+** Bytes between the valid end and iOff become zeros.  The block's counter
+** is set before the lower write (the test build's checks read it there).
+** If the write fails nothing reads the block under it: an append kept the
+** counter, valid bytes the write may have half replaced become the
+** pending repair, which gives the block a fresh counter before anything
+** reads it, and a block that had no valid bytes lies past the end, which
+** the caller cuts away, counters too (tcWriteFailed, tcLowerCut).
 */
 static int tcWriteBlock(TcFile *p, i64 k, int iOff, const u8 *z, int n){
   sqlite3_file *pSub = ORIGFILE(p);
-  u8 *aData = p->aBuf + TC_HDR;
+  u8 *aData = p->aBuf;
   int nValid = tcValid(p, k);
   int iEnd = iOff + n;
   int iFrom;                /* First byte of the block stored by this write */
@@ -827,15 +846,19 @@ static int tcWriteBlock(TcFile *p, i64 k, int iOff, const u8 *z, int n){
 
   assert( !p->bPending && n>0 && iEnd<=p->szBlock );
   assert( p->bLower && TC_MEM(p, k)==0 );
+  if( k>=p->nCtr ){
+    rc = tcCtrGrow(p, k);
+    if( rc!=SQLITE_OK ) return rc;
+  }
   if( k>=p->nLowerBlk ) p->nLowerBlk = k+1;   /* even if the write fails */
   if( nValid>0 && iOff>=nValid && k==tcLastBlock(p) && p->bLastKnown ){
     bAppend = 1;
-    iCtr = p->iLastCtr;
+    iCtr = p->aCtr[k];
     iFrom = nValid;
     iTo = iEnd;
   }else{
     if( nValid>0 && (iOff>0 || iEnd<nValid) ){
-      rc = tcFetchBlock(p, k, nValid, aData);
+      rc = tcFetchBlock(p, k, 0, nValid, aData);
       if( rc!=SQLITE_OK ) return rc;
       TC_ADD(tcStats.nBlockRmw, 1);
     }
@@ -857,15 +880,11 @@ static int tcWriteBlock(TcFile *p, i64 k, int iOff, const u8 *z, int n){
     tcCipher(p, aData+iFrom, aData+iFrom, iTo-iFrom, iCtr, iFrom);
   }
 
-  iPhys = tcPhysOffset(p, k);
-  if( bAppend ){
-    nPhys = iTo - iFrom;
-    rc = pSub->pMethods->xWrite(pSub, aData+iFrom, nPhys, iPhys+TC_HDR+iFrom);
-  }else{
-    store64_le(p->aBuf, iCtr);
-    nPhys = TC_HDR + iTo;
-    rc = pSub->pMethods->xWrite(pSub, p->aBuf, nPhys, iPhys);
-  }
+  assert( iCtr!=0 );
+  iPhys = tcPhysOffset(p, k) + iFrom;
+  nPhys = iTo - iFrom;
+  p->aCtr[k] = iCtr;
+  rc = pSub->pMethods->xWrite(pSub, aData+iFrom, nPhys, iPhys);
   TC_ADD(tcStats.nPhysicalWrite, (u64)nPhys);
   TC_BUMP(p->nLowerWrite, (u64)nPhys);
   if( rc!=SQLITE_OK ){
@@ -881,10 +900,7 @@ static int tcWriteBlock(TcFile *p, i64 k, int iOff, const u8 *z, int n){
     return rc;
   }
   if( k*p->szBlock + iTo > p->iSize ) TC_STORE(p->iSize, k*p->szBlock + iTo);
-  if( k==tcLastBlock(p) ){
-    p->iLastCtr = iCtr;
-    p->bLastKnown = 1;
-  }
+  if( k==tcLastBlock(p) ) p->bLastKnown = 1;
   return SQLITE_OK;
 }
 
@@ -921,7 +937,7 @@ static void tcWriteFailed(TcFile *p, i64 iOldSize){
   assert( !p->bPending || p->kPending*p->szBlock<iOldSize );
   tcMemClip(p);
   if( !p->bLower ) return;
-  if( pSub->pMethods->xTruncate(pSub, tcPhysSize(p, iOldSize))!=SQLITE_OK ){
+  if( pSub->pMethods->xTruncate(pSub, iOldSize)!=SQLITE_OK ){
     p->bDirtyTail = 1;
   }else{
     tcLowerCut(p, iOldSize);
@@ -1082,14 +1098,10 @@ static int tcClose(sqlite3_file *pFile){
 
 /*
 ** Read block by block.  A block in memory is copied; one that holds
-** nothing on the lower file reads as zeros.  From the lower file, a read
-** from the start of a block fetches counter and data in one lower call
-** into the work buffer and decrypts from there into zBuf; a read from
-** inside a block fetches the counter, then the data straight into zBuf,
-** and decrypts it in place.
+** nothing on the lower file reads as zeros; one on the lower file is read
+** into zBuf and decrypted there (tcFetchBlock), one lower call a block.
 */
 static int tcReadRange(TcFile *p, u8 *z, int iAmt, i64 iOfst){
-  sqlite3_file *pSub = ORIGFILE(p);
   int rc = SQLITE_OK;
   while( iAmt>0 ){
     i64 k;
@@ -1107,25 +1119,8 @@ static int tcReadRange(TcFile *p, u8 *z, int iAmt, i64 iOfst){
       memcpy(z, a + iOff, n);
     }else if( k>=p->nLowerBlk ){
       memset(z, 0, n);
-    }else if( iOff==0 ){
-      rc = tcFetchBlock(p, k, n, z);
     }else{
-      u8 aHdr[TC_HDR];
-      u64 iCtr;
-      rc = pSub->pMethods->xRead(pSub, aHdr, TC_HDR, tcPhysOffset(p, k));
-      iCtr = load64_le(aHdr);
-      if( rc==SQLITE_OK && iCtr!=0 ){
-        rc = pSub->pMethods->xRead(pSub, z, n, tcPhysOffset(p,k)+TC_HDR+iOff);
-      }
-      TC_ADD(tcStats.nPhysicalRead, (u64)(TC_HDR+n));
-      rc = tcReadResult(rc, iCtr);
-      if( rc==SQLITE_OK ){
-        if( iCtr==0 ){
-          memset(z, 0, n);
-        }else{
-          tcCipher(p, z, z, n, iCtr, iOff);
-        }
-      }
+      rc = tcFetchBlock(p, k, iOff, n, z);
     }
     if( rc!=SQLITE_OK ) break;
     z += n;
@@ -1328,7 +1323,7 @@ static int tcTruncate(sqlite3_file *pFile, sqlite3_int64 size){
     return rc;
   }
   if( p->bLower ){
-    rc = pSub->pMethods->xTruncate(pSub, tcPhysSize(p, size));
+    rc = pSub->pMethods->xTruncate(pSub, size);
     if( rc!=SQLITE_OK ){
       /* The fill above may have grown the file: undo it, as for a write. */
       if( p->iSize!=iSizeBefore ) tcWriteFailed(p, iSizeBefore);
@@ -1435,10 +1430,10 @@ static int tcPragma(char **azArg){
 **               name, report or set flags and move no file bytes
 **               (xDeviceCharacteristics strips POWERSAFE_OVERWRITE for
 **               encrypted files anyway);
-**   translated  SIZE_HINT: the logical size becomes the physical one (a
-**               lower file grown by a hint reads as zeros, i.e. holes);
-**               before the first write fixes the block size there is no
-**               physical size, and the hint is answered SQLITE_OK;
+**   translated  SIZE_HINT: passed down with the file's size, which is the
+**               lower file's (a lower file grown by a hint holds zeros
+**               past the end, which no read uses: a block without a
+**               counter is a hole); a hint of 0 is answered SQLITE_OK;
 **   limited     MMAP_SIZE: the lower file's limit is set to (or asked as)
 **               0 and the answer is 0: the file is never mapped (its
 **               table has no xFetch); the result code is the lower's, so
@@ -1446,8 +1441,7 @@ static int tcPragma(char **azArg){
 **   answered    PRAGMA tempcrypt_budget (tcPragma); TC_FCNTL_SELF, the
 **               shim's own, for sqlite3_tempcrypt_reclaim();
 **   refused     CHUNK_SIZE (the unix VFS would then round truncates up and
-**               leave old blocks and counters past the end, which would
-**               read back as data when the file grows again), SIZE_LIMIT
+**               leave old ciphertext past the end), SIZE_LIMIT
 **               (a memdb limit on a size that is not ours), the atomic
 **               write batch ops (no atomic claims), NULL_IO, other
 **               PRAGMAs, WIN32_*, ZIPVFS, RBU, CKPT_*, and anything
@@ -1506,7 +1500,7 @@ static int tcFileControl(sqlite3_file *pFile, int op, void *pArg){
       case SQLITE_FCNTL_SIZE_HINT: {
         sqlite3_int64 iHint;
         if( !p->bLower ) return SQLITE_OK;
-        iHint = tcPhysSize(p, *(sqlite3_int64*)pArg);
+        iHint = *(sqlite3_int64*)pArg;
         if( iHint==0 ) return SQLITE_OK;
         return pSub->pMethods->xFileControl(pSub, op, &iHint);
       }
@@ -1902,6 +1896,11 @@ void sqlite3_tempcrypt_test_entropy(int (*xEntropy)(void*, size_t)){
 int sqlite3_tempcrypt_test_block_size(sqlite3_file *pFile){
   TcFile *p = (TcFile*)pFile;
   return p->bCrypt ? p->szBlock : 0;
+}
+
+unsigned long long sqlite3_tempcrypt_test_block_counter(sqlite3_file *pFile, long long k){
+  TcFile *p = (TcFile*)pFile;
+  return p->bCrypt && k>=0 ? TC_CTR(p, k) : 0;
 }
 
 void sqlite3_tempcrypt_test_block_hook(sqlite3_tempcrypt_block_hook xHook, void *pArg){

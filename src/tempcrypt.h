@@ -184,6 +184,13 @@ void sqlite3_tempcrypt_test_entropy(int (*xEntropy)(void *, size_t));
 /* Block payload size of an encrypted file (0 while not yet known). */
 int sqlite3_tempcrypt_test_block_size(struct sqlite3_file *pFile);
 
+/* The counter (nonce) block k of an encrypted file's lower file was
+** written under: kept in memory only, so the tests that check the lower
+** file's bytes ask for it here.  0 for a block never written (a hole).
+** During a lower write of block k it is the counter of that write. */
+unsigned long long sqlite3_tempcrypt_test_block_counter(struct sqlite3_file *pFile,
+                                                        long long k);
+
 /* Called with every block the memory tier allocates (n bytes at p), and
 ** every page buffer the shim decrypts a TEMP database page into to free
 ** pages, before it holds data, so that a test can check it is wiped when

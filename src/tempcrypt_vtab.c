@@ -25,8 +25,8 @@
 **   size          logical size in bytes (NULL for a plaintext file)
 **   bytes_written bytes SQLite wrote to it
 **   bytes_in_memory  bytes the memory tier holds for it
-**   bytes_to_storage bytes it wrote to the lower VFS: counters and
-**                 ciphertext, or plaintext when not encrypted
+**   bytes_to_storage bytes it wrote to the lower VFS: ciphertext, or
+**                 plaintext when not encrypted
 **   bytes_ciphered   bytes of it run through ChaCha20, both ways
 **   found         with an argument, tempcrypt_files('needle'): how often
 **                 the needle (text or blob) occurs in the bytes the file

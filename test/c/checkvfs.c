@@ -59,7 +59,12 @@ static void ck_use(CkFile *p, uint64_t c, uint32_t j0, uint32_t j1){
   if( j1>p->aHi[c] ) p->aHi[c] = j1;
 }
 
-/* Check one lower write against the layout, the model and the keystream. */
+/* Check one lower write against the layout, the model and the keystream.
+** The counter of each block comes from the test build (it lives in the
+** shim's memory): a write from the start of a block is a whole new
+** version of it under a fresh counter, above every one before (the first
+** is 1); a write from inside a block appends under the counter the block
+** has. */
 static void ck_verify_write(CkFile *p, const uint8_t *z, int n, int64_t off){
   int B = sqlite3_tempcrypt_test_block_size(p->pTc);
   int64_t pos = off, end = off + n;
@@ -68,25 +73,21 @@ static void ck_verify_write(CkFile *p, const uint8_t *z, int n, int64_t off){
   if( B<=0 ) return;
   while( pos<end ){
     int64_t k = layout_block_of(B, pos), base = layout_block_start(B, k);
-    int64_t r = pos - base;
-    uint64_t c;
+    uint64_t c = sqlite3_tempcrypt_test_block_counter(p->pTc, k);
     int j0, j1, j, nBad = 0;
-    if( r<HDR ){
-      CHECK(r==0 && pos+HDR<=end, "write splits a block counter at %lld", (long long)pos);
-      if( r!=0 || pos+HDR>end ) return;
-      c = layout_counter(z + (pos-off));
+    CHECK(c!=0, "block %lld written without a counter", (long long)k);
+    if( c==0 ) return;
+    if( pos==base ){
       CHECK(c>p->maxCtr, "counter went backwards: %llu after %llu",
             (unsigned long long)c, (unsigned long long)p->maxCtr);
       if( p->maxCtr==0 ) CHECK(c==1, "first counter is %llu, not 1", (unsigned long long)c);
       if( c>p->maxCtr ) p->maxCtr = c;
-      pos += HDR;
     }else{
-      c = base+HDR<=p->n ? layout_counter(p->a+base) : 0;
-      CHECK(c!=0, "data written behind a zero counter at block %lld", (long long)k);
-      if( c==0 ) return;
+      CHECK(c<=p->maxCtr, "append to block %lld under counter %llu, never written",
+            (long long)k, (unsigned long long)c);
     }
-    j0 = (int)(pos - base - HDR);
-    j1 = (int)((end - base - HDR) < B ? (end - base - HDR) : B);
+    j0 = (int)(pos - base);
+    j1 = (int)((end - base) < B ? (end - base) : B);
     ck_use(p, c, (uint32_t)j0, (uint32_t)j1);
     layout_xor(pt, z + (pos - off), (size_t)(j1-j0), p->key, c, j0);
     for(j=j0; j<j1; j++){
@@ -96,7 +97,7 @@ static void ck_verify_write(CkFile *p, const uint8_t *z, int n, int64_t off){
     }
     CHECK(nBad==0, "%d stored bytes of block %lld are not plaintext^keystream(ctr %llu)",
           nBad, (long long)k, (unsigned long long)c);
-    pos = base + HDR + j1;
+    pos = base + j1;
   }
 }
 

@@ -12,7 +12,6 @@
 #include "testutil.h"
 #include "proof/layout.h"
 
-#define HDR LAYOUT_HDR
 #define MAX_MODEL (16*1024*1024)
 
 /* The model of the file above tempcrypt. */

@@ -65,7 +65,7 @@ evidence(){  # evidence BUDGET: the temp_db row and the sorter's closed row
 CREATE TABLE m(x); INSERT INTO m SELECT randomblob(500) FROM generate_series(1,2000);
 SELECT count(*) FROM (SELECT x FROM m ORDER BY x);
 CREATE TEMP TABLE t(x); INSERT INTO t SELECT x FROM m;
-SELECT kind, open, encrypted, in_storage, bytes_to_storage > size, bytes_ciphered >= bytes_written,
+SELECT kind, open, encrypted, in_storage, bytes_to_storage >= size, bytes_ciphered >= bytes_written,
        bytes_in_memory > 0 FROM tempcrypt_files WHERE kind = '"'"'temp_db'"'"';
 SELECT kind, open, encrypted, in_storage FROM tempcrypt_files WHERE kind = '"'"'temp_journal'"'"' LIMIT 1;\n' "$1" \
     | "$shell" "$work/evidence.db" 2>&1

@@ -345,7 +345,7 @@ describe('the memory tier: tempBudget, tempcrypt.budget(), its statistics', () =
       const s = db.tempcrypt.stats();
       assert.ok(opens >= 1, `temp files opened in the storage: ${opens}`);
       assert.ok(s.nMemPeak === 0 && s.nMemBytes === 0 && s.nSpilled >= 1000000, JSON.stringify(s));
-      assert.ok(s.nPhysicalWrite > s.nSpilled, 'blocks went down with their counters');
+      assert.ok(s.nPhysicalWrite >= s.nSpilled, 'every spilled byte went down');
     } finally { await db.close(); }
   });
 

@@ -56,9 +56,10 @@ Shadow *proofShadowAttach(sqlite3_file *pTc);
 void proofShadowRelease(Shadow *sh);
 void proofShadowWrite(Shadow *sh, const void *pBuf, int n, int64_t off);
 void proofShadowTruncate(Shadow *sh, int64_t size);
-/* Decrypt the block write a (n bytes at off, blocks of B) and compare it
-** with the model. */
-void proofShadowVerify(Shadow *sh, int B, const unsigned char *a, int n, int64_t off);
+/* Decrypt the block write a (n bytes at off, the start of a block of B
+** bytes, under counter c) and compare it with the model. */
+void proofShadowVerify(Shadow *sh, int B, uint64_t c, const unsigned char *a, int n,
+                       int64_t off);
 
 /* refchacha.c: ChaCha20 from RFC 8439, plain and separate from
 ** src/chacha20.c; the self-test checks it against RFC 8439 2.3.2. */

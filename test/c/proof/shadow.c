@@ -82,14 +82,15 @@ void proofShadowTruncate(Shadow *sh, int64_t size){
   }
   sh->n = size;
 }
-void proofShadowVerify(Shadow *sh, int B, const unsigned char *a, int n, int64_t off){
+void proofShadowVerify(Shadow *sh, int B, uint64_t c, const unsigned char *a, int n,
+                       int64_t off){
   unsigned char *pt;
-  int64_t k = layout_block_of(B, off), i, nData = n-LAYOUT_HDR, base = k*B;
+  int64_t k = layout_block_of(B, off), i, nData = n, base = layout_block_start(B, k);
   int bad = 0;
   if( !sh->bModel || nData<=0 ) return;
   pt = malloc((size_t)nData);
   if( !pt ) return;
-  layout_xor(pt, a+LAYOUT_HDR, (size_t)nData, sh->key, layout_counter(a), 0);
+  layout_xor(pt, a, (size_t)nData, sh->key, c, 0);
   for(i=0; i<nData; i++){
     unsigned char m = base+i < sh->n ? sh->a[base+i] : 0;
     if( pt[i]!=m ){ bad = 1; break; }

@@ -143,14 +143,15 @@ static int spyRead(sqlite3_file *pFile, void *pBuf, int n, sqlite3_int64 off){
 }
 
 #ifdef SQLITE_TEMPCRYPT_TESTING
-/* The documented layout: every write that starts a block carries a
-** counter larger than any this file has seen (never 0, never reused, not
-** even after a truncate); with a shadow, it decrypts to the plaintext. */
+/* The documented layout: every write that starts a block goes down under
+** a counter (kept in the shim's memory, told by the test build) larger
+** than any this file has seen (never 0, never reused, not even after a
+** truncate); with a shadow, it decrypts to the plaintext. */
 static void checkBlockWrite(SpyFile *p, const unsigned char *a, int n, int64_t off){
   int B = sqlite3_tempcrypt_test_block_size(p->pTc);
   uint64_t c;
-  if( B<=0 || n<LAYOUT_HDR || off!=layout_block_start(B, layout_block_of(B, off)) ) return;
-  c = layout_counter(a);
+  if( B<=0 || n<=0 || off!=layout_block_start(B, layout_block_of(B, off)) ) return;
+  c = sqlite3_tempcrypt_test_block_counter(p->pTc, layout_block_of(B, off));
   proofLock();
   gRec.nCtrWrite++;
   if( c==0 || c<=p->mxCtr ){
@@ -161,7 +162,7 @@ static void checkBlockWrite(SpyFile *p, const unsigned char *a, int n, int64_t o
   }
   proofUnlock();
   if( c>p->mxCtr ) p->mxCtr = c;
-  if( p->pShadow ) proofShadowVerify(p->pShadow, B, a, n, off);
+  if( p->pShadow ) proofShadowVerify(p->pShadow, B, c, a, n, off);
 }
 #endif
 
