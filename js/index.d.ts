@@ -83,7 +83,7 @@ export interface TempcryptStats {
   nLogicalWrite: number;
   /** Bytes SQLite read from encrypted temp files. */
   nLogicalRead: number;
-  /** Bytes tempcrypt wrote to the storage (encrypted, with the counters). */
+  /** Bytes tempcrypt wrote to the storage (encrypted). */
   nPhysicalWrite: number;
   /** Bytes tempcrypt read from the storage. */
   nPhysicalRead: number;

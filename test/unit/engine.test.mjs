@@ -143,7 +143,7 @@ describe('temp files in the storage: write-behind and read-ahead (wasm/browser/s
     const kib = (b, n) => Math.round(b / Math.max(n, 1) / 1024);
     const what = `${calls.write} writes of ${kib(calls.wbytes, calls.write)} KiB, ${calls.read} reads of ${kib(calls.rbytes, calls.read)} KiB on average`;
     assert.ok(calls.wbytes > 8 << 20, `the sort spilled: ${what}`);
-    // One block (a page and its counter) per call would be 8 KiB.
+    // One block (a page) per call would be 8 KiB.
     assert.ok(calls.wbytes / calls.write >= 256 << 10, what);
     assert.ok(calls.rbytes / calls.read >= 64 << 10, what);
   });

@@ -3,8 +3,7 @@
 **
 ** Every storage call crosses from wasm into JS, and on OPFS a call costs
 ** 30-45 us whatever its size, so temp-file time follows the number of
-** calls.  tempcrypt writes and reads one block (a page plus its 8-byte
-** counter) per call; these buffers turn the sorter's appends and its
+** calls.  tempcrypt writes and reads one block (a page) per call; these buffers turn the sorter's appends and its
 ** merge's sequential reads into calls of up to STORAGE_WBUF and
 ** STORAGE_RBUF bytes.  Only files without a name get them (SQLite's temp
 ** files, which no other connection can open and which the backend deletes
