@@ -117,24 +117,18 @@ test-conformance: $(NATIVE_TEST)/conformance
 	  $< -dir $(CONFORMANCE_DIR) -budget $(CONFORMANCE_TIER_BUDGET) $$v || exit 1; done
 	@rm -rf $(CONFORMANCE_DIR)
 
-# Counters reset while other threads do I/O lose nothing: the
-# shipped library, no test hooks.
-.PHONY: test-statsrace
-$(NATIVE_TEST)/statsrace: test/c/statsrace.c $(TEST_LIB_HDR) $(NATIVE)/libtempcrypt.a $(NATIVE)/sqlite3.o \
-    $(NATIVE_TEST)/lib/check.o
+# Programs linked with the shipped library, no test hooks: statsrace
+# (counters reset while other threads do I/O lose nothing) and filelist
+# (the file list's needle search: exact at its chunk boundaries, each
+# stored byte read once, from SQL only in the caller's own files).
+SHIPPED_LIB_TESTS := $(NATIVE_TEST)/statsrace $(NATIVE_TEST)/filelist
+$(SHIPPED_LIB_TESTS): $(NATIVE_TEST)/%: test/c/%.c $(TEST_LIB_HDR) $(NATIVE)/libtempcrypt.a \
+    $(NATIVE)/sqlite3.o $(NATIVE_TEST)/lib/check.o
 	$(CC) $(NATIVE_CFLAGS) -Itest/c -o $@ $< $(NATIVE_TEST)/lib/check.o $(NATIVE)/libtempcrypt.a \
 	    $(NATIVE)/sqlite3.o -lpthread -lm
+.PHONY: test-statsrace test-filelist
 test-statsrace: $(NATIVE_TEST)/statsrace
 	$< 4 20000
-
-# The file list's needle search: exact at its chunk boundaries, each
-# stored byte read once, and from SQL only in the caller's own files
-# (the shipped library, no test hooks).
-.PHONY: test-filelist
-$(NATIVE_TEST)/filelist: test/c/filelist.c $(TEST_LIB_HDR) $(NATIVE)/libtempcrypt.a $(NATIVE)/sqlite3.o \
-    $(NATIVE_TEST)/lib/check.o
-	$(CC) $(NATIVE_CFLAGS) -Itest/c -o $@ $< $(NATIVE_TEST)/lib/check.o $(NATIVE)/libtempcrypt.a \
-	    $(NATIVE)/sqlite3.o -lpthread -lm
 test-filelist: $(NATIVE_TEST)/filelist
 	$<
 
