@@ -20,6 +20,12 @@ NPM       ?= npm
 # newest official amalgamation zip on one, 3.53.4, inside the npm package
 # @homeofthings/sqlite3 7.0.5.  It checks at start-up that the library's
 # source id is that of the sqlite3.h it was compiled with, which holds.
+# The official amalgamation's parser was generated without UPDATE/DELETE
+# ... LIMIT; the one in sqlite3.c was, by SQLite's own build from the same
+# release's sources (Lemon with -DSQLITE_ENABLE_UPDATE_DELETE_LIMIT), in
+# the amalgamation of 3.54.1 that the npm package better-sqlite3 13.2.0
+# ships: scripts/sqlite-udl-parser.mjs puts that parser into the official
+# file after checking that the two differ in nothing else.
 SQLITE_CRATE          ?= libsqlite3-sys
 SQLITE_CRATE_VERSION  ?= 0.40.0
 SQLITE_CRATE_SHA256   ?= b06e69070b7e12262b0cd90832f0a7396f142a2b330181255562decf9f0c6215
@@ -27,6 +33,9 @@ SQLITE_SHELL_NPM      ?= @homeofthings/sqlite3
 SQLITE_SHELL_NPM_VERSION ?= 7.0.5
 SQLITE_SHELL_NPM_SHA256  ?= a91b905fbcf5f27b6dd9e777f5825d6f3472856f0d4be2c7c4575f0c6f4e182a
 SQLITE_SHELL_ZIP      ?= sqlite-amalgamation-3530400
+SQLITE_UDL_NPM        ?= better-sqlite3
+SQLITE_UDL_NPM_VERSION ?= 13.2.0
+SQLITE_UDL_NPM_SHA256 ?= 40487589df3496f2ee0079d22b73c63fccebe7db0e8ee9a2c42421861e321e0b
 # cargo from PATH, else where rustup puts it (a CI shell may not source ~/.cargo/env).
 CARGO     ?= $(or $(shell command -v cargo 2>/dev/null),$(wildcard $(HOME)/.cargo/bin/cargo),cargo)
 SQLITE_DIR         ?= $(BUILD)/sqlite
@@ -37,7 +46,7 @@ SQLITE_C           := $(SQLITE_DIR)/sqlite3.c
 # docs/api.md, "Compile-time options").
 SQLITE_DEFS ?= -DSQLITE_THREADSAFE=1 -DSQLITE_TEMP_STORE=1 \
                -DSQLITE_DEFAULT_MEMSTATUS=0 -DSQLITE_ENABLE_MATH_FUNCTIONS \
-               -DSQLITE_ENABLE_DBPAGE_VTAB \
+               -DSQLITE_ENABLE_DBPAGE_VTAB -DSQLITE_ENABLE_UPDATE_DELETE_LIMIT \
                -DSQLITE_OMIT_LOAD_EXTENSION
 # The wasm builds' speed settings, chosen by measurement: docs/performance.md
 # has the table.  WASM_SPEED_DEFS (browser and WASI): 8192-byte pages and
@@ -85,8 +94,11 @@ SQLITE_DL := $(BUILD)/dl
 # (rustup's cargo looks for rustc under CARGO_HOME: point it at the real one.)
 SQLITE_CARGO = CARGO_HOME=$(abspath $(SQLITE_DL))/cargo-home \
     $(if $(wildcard $(dir $(CARGO))rustc),RUSTC=$(dir $(CARGO))rustc) $(CARGO)
-$(SQLITE_C):
-	@mkdir -p $(SQLITE_DL)/crate $(SQLITE_DIR)
+# sqlite3.c is made again when a pin changes.
+$(eval $(call flags_stamp,$(SQLITE_DIR)/pins,$(SQLITE_CRATE_VERSION) $(SQLITE_CRATE_SHA256) \
+    $(SQLITE_SHELL_NPM_VERSION) $(SQLITE_SHELL_NPM_SHA256) $(SQLITE_UDL_NPM_VERSION) $(SQLITE_UDL_NPM_SHA256)))
+$(SQLITE_C): $(SQLITE_DIR)/pins scripts/sqlite-udl-parser.mjs
+	@mkdir -p $(SQLITE_DL)/crate $(SQLITE_DL)/udl $(SQLITE_DIR)
 	@command -v $(CARGO) >/dev/null || { echo "make sqlite: needs cargo (crates.io) to fetch $(SQLITE_CRATE)"; exit 1; }
 	printf '[package]\nname = "sqlite-source"\nversion = "0.0.0"\nedition = "2021"\n[lib]\npath = "lib.rs"\n[dependencies]\n%s = { version = "=%s", default-features = false }\n' \
 	    $(SQLITE_CRATE) $(SQLITE_CRATE_VERSION) > $(SQLITE_DL)/crate/Cargo.toml
@@ -102,7 +114,12 @@ $(SQLITE_C):
 	  tar -xzf $$tgz -C $(SQLITE_DL) package/deps/$(SQLITE_SHELL_ZIP).zip
 	unzip -p $(SQLITE_DL)/package/deps/$(SQLITE_SHELL_ZIP).zip $(SQLITE_SHELL_ZIP)/shell.c > $(SQLITE_DIR)/shell.c
 	cp $(SQLITE_DL)/$(SQLITE_CRATE)-$(SQLITE_CRATE_VERSION)/sqlite3/sqlite3.h $(SQLITE_DIR)/
-	cp $(SQLITE_DL)/$(SQLITE_CRATE)-$(SQLITE_CRATE_VERSION)/sqlite3/sqlite3.c $@
+	cd $(SQLITE_DL)/udl && $(NPM) pack --silent $(SQLITE_UDL_NPM)@$(SQLITE_UDL_NPM_VERSION) >/dev/null
+	tgz=$(SQLITE_DL)/udl/$(SQLITE_UDL_NPM)-$(SQLITE_UDL_NPM_VERSION).tgz && \
+	  echo "$(SQLITE_UDL_NPM_SHA256)  $$tgz" | sha256sum -c --quiet && \
+	  tar -xzf $$tgz -C $(SQLITE_DL)/udl package/deps/sqlite3/sqlite3.c
+	node scripts/sqlite-udl-parser.mjs $(SQLITE_DL)/$(SQLITE_CRATE)-$(SQLITE_CRATE_VERSION)/sqlite3/sqlite3.c \
+	    $(SQLITE_DL)/udl/package/deps/sqlite3/sqlite3.c $@
 $(SQLITE_DIR)/sqlite3.h $(SQLITE_DIR)/shell.c: $(SQLITE_C)
 sqlite: $(SQLITE_C)
 

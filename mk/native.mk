@@ -58,7 +58,7 @@ $(TEST_SQLITE_asan) $(TEST_SQLITE_tsan): $(NATIVE_TEST)/%/sqlite3.o: $(SQLITE_C)
 
 .PHONY: test-native test-chacha20 test-stress test-smoke test-stackscan
 TEST_TARGETS += test-native
-test-native: test-chacha20 test-stackscan test-stress test-smoke test-statsrace
+test-native: test-chacha20 test-stackscan test-stress test-smoke test-statsrace test-filelist
 
 # The same tests against the portable scalar path (the vector path is
 # what x86-64, Arm and wasm with -msimd128 run).
@@ -117,15 +117,20 @@ test-conformance: $(NATIVE_TEST)/conformance
 	  $< -dir $(CONFORMANCE_DIR) -budget $(CONFORMANCE_TIER_BUDGET) $$v || exit 1; done
 	@rm -rf $(CONFORMANCE_DIR)
 
-# Counters reset while other threads do I/O lose nothing: the
-# shipped library, no test hooks.
-.PHONY: test-statsrace
-$(NATIVE_TEST)/statsrace: test/c/statsrace.c $(TEST_LIB_HDR) $(NATIVE)/libtempcrypt.a $(NATIVE)/sqlite3.o \
-    $(NATIVE_TEST)/lib/check.o
+# Programs linked with the shipped library, no test hooks: statsrace
+# (counters reset while other threads do I/O lose nothing) and filelist
+# (the file list's needle search: exact at its chunk boundaries, each
+# stored byte read once, from SQL only in the caller's own files).
+SHIPPED_LIB_TESTS := $(NATIVE_TEST)/statsrace $(NATIVE_TEST)/filelist
+$(SHIPPED_LIB_TESTS): $(NATIVE_TEST)/%: test/c/%.c $(TEST_LIB_HDR) $(NATIVE)/libtempcrypt.a \
+    $(NATIVE)/sqlite3.o $(NATIVE_TEST)/lib/check.o
 	$(CC) $(NATIVE_CFLAGS) -Itest/c -o $@ $< $(NATIVE_TEST)/lib/check.o $(NATIVE)/libtempcrypt.a \
 	    $(NATIVE)/sqlite3.o -lpthread -lm
+.PHONY: test-statsrace test-filelist
 test-statsrace: $(NATIVE_TEST)/statsrace
 	$< 4 20000
+test-filelist: $(NATIVE_TEST)/filelist
+	$<
 
 # The browser VFS's temp-file buffers (wasm/browser/storage_buf.c) against
 # a model, natively over a stub bridge, every bridge call and allocation

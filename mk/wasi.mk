@@ -140,7 +140,7 @@ $(WASI)/test/%.wasm: $(WASI)/test/%.o $(WASI)/cabi_realloc.o $(WASI)/ctest/libte
 # libsodium in wasm: chacha20_test runs its vectors and properties, and
 # chacha_twin checks wasm against native byte for byte.
 WASI_CTESTS := chacha20_test stress leakcheck difftest faulttest keyhygiene \
-    recovery conformance stackscan tempfree
+    recovery conformance stackscan tempfree filelist
 WASI_CTEST_PROGS := $(patsubst %,$(WASI)/ctest/%.wasm,$(WASI_CTESTS))
 
 # The test library (check.c, the proof library: TEST_LIB_SRC, mk/native.mk).

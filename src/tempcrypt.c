@@ -1007,25 +1007,44 @@ static void tcTempInfo(TcFile *p, struct sqlite3_tempcrypt_file *pOut){
 }
 
 /*
-** Occurrences of the needle in what file p stored on the lower VFS, read
-** back through it in chunks that overlap by nNeedle-1 bytes; -1 if out of
-** memory or a read fails.
+** The needle search of sqlite3_tempcrypt_files(): Knuth-Morris-Pratt.  It
+** runs under the mutex, so its work is linear in the bytes searched
+** whatever the needle: each stored byte is read once, in whole chunks,
+** and the state of a partial match carries from one chunk to the next.
+** aNext[i] is the length of the longest proper prefix of the needle that
+** is also a suffix of its first i+1 bytes.
 */
-static i64 tcTempFind(TcFile *p, const u8 *aNeedle, int nNeedle, u8 *aChunk,
-                      int nChunk){
+static void tcFindPrepare(const u8 *aNeedle, int nNeedle, int *aNext){
+  int i, k = 0;
+  aNext[0] = 0;
+  for(i=1; i<nNeedle; i++){
+    while( k>0 && aNeedle[i]!=aNeedle[k] ) k = aNext[k-1];
+    if( aNeedle[i]==aNeedle[k] ) k++;
+    aNext[i] = k;
+  }
+}
+
+/*
+** Occurrences of the needle (overlapping ones too) in what file p stored
+** on the lower VFS, read back through it; -1 if a read fails.
+*/
+static i64 tcTempFind(TcFile *p, const u8 *aNeedle, int nNeedle,
+                      const int *aNext, u8 *aChunk, int nChunk){
   sqlite3_file *pSub = ORIGFILE(p);
-  i64 iSize = 0, iOfst = 0, nFound = 0;
+  i64 iSize = 0, iOfst, nFound = 0;
+  int k = 0;                /* bytes of the needle matched so far */
   if( !TC_ACQUIRE(p->bLower) ) return 0;
   if( pSub->pMethods->xFileSize(pSub, &iSize)!=SQLITE_OK ) return -1;
-  while( iOfst<iSize ){
+  for(iOfst=0; iOfst<iSize; iOfst+=nChunk){
     int n = iSize-iOfst < nChunk ? (int)(iSize-iOfst) : nChunk, i;
-    if( n<nNeedle ) break;
     if( pSub->pMethods->xRead(pSub, aChunk, n, iOfst)!=SQLITE_OK ) return -1;
-    for(i=0; i+nNeedle<=n; i++){
-      if( aChunk[i]==aNeedle[0] && memcmp(aChunk+i, aNeedle, nNeedle)==0 ) nFound++;
+    for(i=0; i<n; i++){
+      while( k>0 && aChunk[i]!=aNeedle[k] ) k = aNext[k-1];
+      if( aChunk[i]==aNeedle[k] && ++k==nNeedle ){
+        nFound++;
+        k = aNext[k-1];
+      }
     }
-    if( iOfst+n>=iSize ) break;
-    iOfst += n - (nNeedle-1);
   }
   return nFound;
 }
@@ -1053,27 +1072,52 @@ static void tcTempRemove(TcFile *p){
   sqlite3_mutex_leave(pMutex);
 }
 
-int sqlite3_tempcrypt_files(struct sqlite3_tempcrypt_file *aOut, int nOut,
-                            const void *pNeedle, int nNeedle){
+/*
+** The list for sqlite3_tempcrypt_files() (db NULL: the needle searched in
+** every open file) and sqlite3_tempcrypt_files_db() (only in the files of
+** connection db: each of its databases' file and journal, which is how
+** SQLite lets a connection name its own files).
+*/
+static int tcTempFiles(sqlite3 *db, struct sqlite3_tempcrypt_file *aOut,
+                       int nOut, const void *pNeedle, int nNeedle){
   const int nChunk = 65536;
+  sqlite3_file *apMine[2*(125+2)];   /* SQLite attaches at most 125 */
+  int nMine = 0;
   sqlite3_mutex *pMutex;
   TcFile *p;
   u64 i, nClosed;
   u8 *aChunk = 0;
+  int *aNext = 0;
   int n = 0;
   if( sqlite3_initialize()!=SQLITE_OK ) return -1;
   if( nNeedle>0 ){
-    if( nNeedle>nChunk ) return -1;
-    aChunk = sqlite3_malloc(nChunk);
+    if( nNeedle>SQLITE_TEMPCRYPT_MAX_NEEDLE ) return -1;
+    aChunk = sqlite3_malloc64(nChunk + sizeof(int)*(sqlite3_uint64)nNeedle);
     if( aChunk==0 ) return -1;
+    aNext = (int*)(aChunk + nChunk);
+    tcFindPrepare((const u8*)pNeedle, nNeedle, aNext);
+  }
+  if( aChunk && db ){
+    const char *zDb;
+    int iDb;
+    for(iDb=0; (zDb = sqlite3_db_name(db, iDb))!=0 && nMine+2<=(int)(sizeof(apMine)/sizeof(apMine[0])); iDb++){
+      sqlite3_file *pF = 0;
+      if( sqlite3_file_control(db, zDb, SQLITE_FCNTL_FILE_POINTER, &pF)==SQLITE_OK && pF ) apMine[nMine++] = pF;
+      pF = 0;
+      if( sqlite3_file_control(db, zDb, SQLITE_FCNTL_JOURNAL_POINTER, &pF)==SQLITE_OK && pF ) apMine[nMine++] = pF;
+    }
   }
   pMutex = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_VFS2);
   /* No file in the list closes while the mutex is held (tcTempRemove). */
   sqlite3_mutex_enter(pMutex);
   for(p=tcTempList; p; p=p->pNextTemp, n++){
+    int bMine = db==0, j;
     if( n>=nOut ) continue;
     tcTempInfo(p, &aOut[n]);
-    if( aChunk ) aOut[n].nFound = tcTempFind(p, (const u8*)pNeedle, nNeedle, aChunk, nChunk);
+    for(j=0; !bMine && j<nMine; j++) bMine = apMine[j]==(sqlite3_file*)p;
+    if( aChunk && bMine ){
+      aOut[n].nFound = tcTempFind(p, (const u8*)pNeedle, nNeedle, aNext, aChunk, nChunk);
+    }
   }
   /* Then the closed ones, newest first. */
   nClosed = tcClosedCount<TC_NCLOSED ? tcClosedCount : TC_NCLOSED;
@@ -1083,6 +1127,17 @@ int sqlite3_tempcrypt_files(struct sqlite3_tempcrypt_file *aOut, int nOut,
   sqlite3_mutex_leave(pMutex);
   sqlite3_free(aChunk);
   return n;
+}
+
+int sqlite3_tempcrypt_files(struct sqlite3_tempcrypt_file *aOut, int nOut,
+                            const void *pNeedle, int nNeedle){
+  return tcTempFiles(0, aOut, nOut, pNeedle, nNeedle);
+}
+
+int sqlite3_tempcrypt_files_db(sqlite3 *db, struct sqlite3_tempcrypt_file *aOut,
+                               int nOut, const void *pNeedle, int nNeedle){
+  if( db==0 ) return -1;
+  return tcTempFiles(db, aOut, nOut, pNeedle, nNeedle);
 }
 
 /* ------------------------------------------------------------ methods */

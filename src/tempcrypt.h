@@ -128,11 +128,21 @@ void sqlite3_tempcrypt_stats(struct sqlite3_tempcrypt_stats *pOut, int reset);
 ** The temp files open in the process (every connection on the tempcrypt
 ** VFS), newest first, then the last 16 that closed, as they were when they
 ** closed.  Fills aOut[0..nOut-1] and returns how many there are (which may
-** be more than nOut), or -1 if SQLite cannot initialize or is out of
-** memory.  With a needle (nNeedle > 0), nFound counts its occurrences in
+** be more than nOut), or -1 if SQLite cannot initialize, is out of memory
+** or the needle is longer than SQLITE_TEMPCRYPT_MAX_NEEDLE.  With a needle
+** (nNeedle > 0), nFound counts its occurrences (overlapping ones too) in
 ** the bytes each open file stored on the lower VFS, read back through it
-** (-1: closed, or no needle); bytes in the memory tier are not storage.
+** once, under a mutex that file opens and closes wait for (-1: closed, or
+** no needle); bytes in the memory tier are not storage.
+**
+** sqlite3_tempcrypt_files_db() is the same list with nFound counted only
+** in the files of connection db (its databases' files and their journals:
+** the TEMP database, a database opened without a name) and -1 for every
+** other file.  The SQL table tempcrypt_files uses it: SQL may come from
+** someone who must not learn whether another connection's plaintext temp
+** data holds a string.  The process-wide search is for the program itself.
 */
+#define SQLITE_TEMPCRYPT_MAX_NEEDLE 65536
 struct sqlite3_tempcrypt_file {
   uint64_t id;           /* temp files are numbered as they open, from 1 */
   int flags;             /* the SQLITE_OPEN_* flags SQLite opened it with */
@@ -149,6 +159,8 @@ struct sqlite3_tempcrypt_file {
 };
 int sqlite3_tempcrypt_files(struct sqlite3_tempcrypt_file *aOut, int nOut,
                             const void *pNeedle, int nNeedle);
+int sqlite3_tempcrypt_files_db(struct sqlite3 *db, struct sqlite3_tempcrypt_file *aOut,
+                               int nOut, const void *pNeedle, int nNeedle);
 
 /*
 ** The eponymous virtual table tempcrypt_files (SELECT * FROM

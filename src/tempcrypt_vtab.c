@@ -29,9 +29,12 @@
 **                 plaintext when not encrypted
 **   bytes_ciphered   bytes of it run through ChaCha20, both ways
 **   found         with an argument, tempcrypt_files('needle'): how often
-**                 the needle (text or blob) occurs in the bytes the file
-**                 stored on the lower VFS, read back through it (NULL for
-**                 a closed file); what the memory tier holds is not counted
+**                 the needle (text or blob, 1 to 65536 bytes) occurs in
+**                 the bytes the file stored on the lower VFS, read back
+**                 through it; counted only in the files of the connection
+**                 that asks (its databases' files and their journals: the
+**                 TEMP database), NULL for any other file and for a closed
+**                 one; what the memory tier holds is not counted
 */
 #include <string.h>
 #include "sqlite3.h"
@@ -50,6 +53,12 @@
 #define TCV_CIPHERED 10
 #define TCV_FOUND    11
 #define TCV_FIND     12   /* the hidden argument */
+
+typedef struct TcvTable TcvTable;
+struct TcvTable {
+  sqlite3_vtab base;
+  sqlite3 *db;              /* the connection: found is for its files only */
+};
 
 typedef struct TcvCursor TcvCursor;
 struct TcvCursor {
@@ -80,7 +89,7 @@ static const char *tcvKind(int flags){
 
 static int tcvConnect(sqlite3 *db, void *pAux, int argc, const char *const*argv,
                       sqlite3_vtab **ppVtab, char **pzErr){
-  sqlite3_vtab *pNew;
+  TcvTable *pNew;
   int rc;
   (void)pAux; (void)argc; (void)argv; (void)pzErr;
   rc = sqlite3_declare_vtab(db,
@@ -94,7 +103,8 @@ static int tcvConnect(sqlite3 *db, void *pAux, int argc, const char *const*argv,
   if( pNew==0 ) return SQLITE_NOMEM;
   memset(pNew, 0, sizeof(*pNew));
   sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-  *ppVtab = pNew;
+  pNew->db = db;
+  *ppVtab = &pNew->base;
   return SQLITE_OK;
 }
 
@@ -132,10 +142,10 @@ static int tcvFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   if( idxNum==1 && argc==1 && sqlite3_value_type(argv[0])!=SQLITE_NULL ){
     pNeedle = sqlite3_value_blob(argv[0]);
     nNeedle = sqlite3_value_bytes(argv[0]);
-    if( nNeedle==0 || nNeedle>65536 ){
+    if( nNeedle==0 || nNeedle>SQLITE_TEMPCRYPT_MAX_NEEDLE ){
       sqlite3_free(cur->pVtab->zErrMsg);
       cur->pVtab->zErrMsg = sqlite3_mprintf(
-          "tempcrypt_files: the needle must be 1 to 65536 bytes");
+          "tempcrypt_files: the needle must be 1 to %d bytes", SQLITE_TEMPCRYPT_MAX_NEEDLE);
       return SQLITE_ERROR;
     }
   }
@@ -145,7 +155,7 @@ static int tcvFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     pCur->aFile = sqlite3_malloc64(sizeof(pCur->aFile[0])*(sqlite3_uint64)n);
     pCur->nFile = 0;
     if( pCur->aFile==0 ) return SQLITE_NOMEM;
-    nHave = sqlite3_tempcrypt_files(pCur->aFile, n, pNeedle, nNeedle);
+    nHave = sqlite3_tempcrypt_files_db(((TcvTable*)cur->pVtab)->db, pCur->aFile, n, pNeedle, nNeedle);
     if( nHave<0 ) return SQLITE_NOMEM;
     if( nHave<=n ){
       pCur->nFile = nHave;

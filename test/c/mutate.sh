@@ -62,7 +62,8 @@ MUT=(
 "tier: file control reaches a missing lower file :: tempcrypt.c :: tcFileControl :: rc = tcLowerOpen(p); :: rc = SQLITE_OK;"
 "tier: lower file opened at once despite a budget :: tempcrypt.c :: tcOpen :: if( TC_LOAD(tcBudget)>0 ){ :: if( 0 ){"
 "tier: late lower file without SQLite's lock :: tempcrypt.c :: tcLowerOpen :: rc = pSub->pMethods->xLock(pSub, aLevel[i]); :: (void)aLevel;"
-"file list: the scan's chunks without overlap :: tempcrypt.c :: tcTempFind :: iOfst += n - (nNeedle-1); :: iOfst += n;"
+"file list: a partial match not carried to the next chunk :: tempcrypt.c :: tcTempFind :: if( pSub->pMethods->xRead(pSub, aChunk, n, iOfst)!=SQLITE_OK ) return -1; :: if( pSub->pMethods->xRead(pSub, aChunk, n, iOfst)!=SQLITE_OK ) return -1; k = 0;"
+"file list: the needle found in another connection's files :: tempcrypt.c :: tcTempFiles :: int bMine = db==0, j; :: int bMine = 1, j;"
 "file list: a closed file's figures not kept :: tempcrypt.c :: tcTempRemove :: tcTempInfo(p, pLast); :: (void)0;"
 "first write's block size: a journal's header taken as the block size :: tempcrypt.c :: tcChooseBlockSize :: iAmt>=(bDbFile ? TC_MIN_PAGE : TC_BLOCK) :: iAmt>=TC_MIN_PAGE"
 "first write's block size: sorter units split into 4096-byte blocks :: tempcrypt.c :: tcChooseBlockSize :: iAmt>=(bDbFile ? TC_MIN_PAGE : TC_BLOCK) && :: bDbFile && iAmt>=TC_MIN_PAGE &&"
@@ -123,9 +124,10 @@ SUITE=(
 "conformance|../bin/conformance -dir . unix-dotfile"
 "conformance-tier|../bin/conformance -dir . -budget 67108864 unix-dotfile"
 "statsrace|../bin/statsrace 4 20000"
+"filelist|../bin/filelist"
 "ctgrind|valgrind -q --error-exitcode=99 --exit-on-first-error=yes ../bin/ctgrind"
 )
-TESTS="chacha20_test stress leakcheck difftest faulttest keyhygiene ctgrind recovery conformance statsrace"
+TESTS="chacha20_test stress leakcheck difftest faulttest keyhygiene ctgrind recovery conformance statsrace filelist"
 
 echo "mutate: compiling the test programs once"
 mkdir -p "$W/obj/lib"

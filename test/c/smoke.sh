@@ -73,6 +73,11 @@ SELECT kind, open, encrypted, in_storage FROM tempcrypt_files WHERE kind = '"'"'
 }
 check "tempcrypt_files, budget 0" "$(evidence 0 | tr '\n' ' ')" "0 2000 temp_db|1|1|1|1|1|0 temp_journal|0|1|1 "
 check "tempcrypt_files, default budget" "$(evidence 67108864 | tr '\n' ' ')" "67108864 2000 temp_db|1|1|0|0|0|1 temp_journal|0|1|0 "
+# UPDATE/DELETE ... ORDER BY ... LIMIT (the Makefile's SQLite rules).
+udl=$(printf 'CREATE TABLE u(a); INSERT INTO u VALUES (3),(1),(2),(5),(4);
+DELETE FROM u ORDER BY a LIMIT 2; UPDATE u SET a = a*10 ORDER BY a DESC LIMIT 1;
+SELECT group_concat(a) FROM (SELECT a FROM u ORDER BY rowid);\n' | "$shell" :memory: 2>&1 || true)
+check "UPDATE/DELETE ... ORDER BY ... LIMIT" "$udl" "3,50,4"
 vfs=$(printf '.vfsname\n' | "$shell" "$work/file.db")
 check "shell's default VFS is tempcrypt" "$vfs" "tempcrypt/unix"
 # Temp files are deleted on close: nothing may be left in the temp directory.

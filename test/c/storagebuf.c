@@ -17,8 +17,10 @@
 ** Each program runs fault-free, then again with the K-th bridge call of
 ** each kind (write, read, truncate, sync) failing once and failing from
 ** then on, and with the K-th allocation failing, for every K (every
-** stride-th).  A failed write makes its range unknown to the model; a
-** failed call of any other kind changes nothing.  After the run, with the
+** stride-th).  A failed call changes nothing, except that the stub's
+** failed write inside the file stores its first half (a write cut short):
+** a read of its range returns what the stub holds, never bytes that were
+** not stored.  After the run, with the
 ** fault cleared: a sync succeeds, every byte the stub holds differently
 ** from the model (written, reported done, then lost by a failed flush)
 ** fails to read, and the file takes a write and reads it back.  Every allocation
@@ -51,7 +53,12 @@ static int fails(int op){
 
 int storage_js_write(int fileId, const void *pBuf, int iAmt, double iOfst){
   (void)fileId;
-  if( fails(OP_WRITE) ) return SQLITE_IOERR_WRITE;
+  if( fails(OP_WRITE) ){
+    /* A failed write inside the file stores its first half, as a write
+    ** cut short does. */
+    if( (i64)iOfst+iAmt<=nLower ) memcpy(aLower+(i64)iOfst, pBuf, (size_t)(iAmt/2));
+    return SQLITE_IOERR_WRITE;
+  }
   memcpy(aLower+(i64)iOfst, pBuf, (size_t)iAmt);
   if( (i64)iOfst+iAmt>nLower ) nLower = (i64)iOfst+iAmt;
   return SQLITE_OK;
@@ -88,7 +95,7 @@ void *sqlite3_malloc(int n){ return sqlite3_malloc64((sqlite3_uint64)n); }
 void sqlite3_free(void *p){ if( p ){ nAlloc--; free(p); } }
 
 /* ---- the model */
-static u8 *aModel, *aKnown;
+static u8 *aModel;
 static i64 nModel;
 static i64 nHigh = MAXF+64;     /* bytes of the three arrays a program touched */
 
@@ -105,12 +112,11 @@ static int checkRead(StorageBuf *p, i64 iOfst, int iAmt, u8 *z){
   if( rc!=SQLITE_OK && rc!=SQLITE_IOERR_SHORT_READ ) return rc;
   CHECK(rc==(iOfst+iAmt>nModel ? SQLITE_IOERR_SHORT_READ : SQLITE_OK),
         "%s: read %d at %lld of %lld bytes gave rc %d", zWhere, iAmt, (long long)iOfst, (long long)nModel, rc);
-  /* Fast path: the known bytes agree (most reads). */
+  /* Fast path: all the bytes agree (most reads). */
   if( iOfst+iAmt<=nModel && memcmp(z, aModel+iOfst, (size_t)iAmt)==0 ) return rc;
   for(i=0; i<iAmt; i++){
     i64 k = iOfst+i;
     u8 want = k<nModel ? aModel[k] : 0;
-    if( k<nModel && !aKnown[k] ) continue;
     if( z[i]!=want ){
       CHECK(0, "%s: read %d at %lld: byte %lld is %02x, the model has %02x",
             zWhere, iAmt, (long long)iOfst, (long long)k, z[i], want);
@@ -135,7 +141,7 @@ static int runProgram(unsigned seed, int nOps){
   rng = seed*2654435761u + 1;
   memset(aCalls, 0, sizeof(aCalls));
   /* Clear what the last program used (its stub file and model). */
-  memset(aLower, 0, (size_t)nHigh); memset(aModel, 0, (size_t)nHigh); memset(aKnown, 1, (size_t)nHigh);
+  memset(aLower, 0, (size_t)nHigh); memset(aModel, 0, (size_t)nHigh);
   nLower = 0; nModel = 0; nHigh = 0;
   for(i=0; i<6; i++) aStream[i] = 0;
   if( storageBufOpen(&p, 1)!=SQLITE_OK ) return 0;   /* a failed malloc: nothing to check */
@@ -154,19 +160,17 @@ static int runProgram(unsigned seed, int nOps){
       rc = storageBufWrite(p, aData, n, o);
       if( rc==SQLITE_OK ){
         memcpy(aModel+o, aData, (size_t)n);
-        memset(aKnown+o, 1, (size_t)n);
         if( o+n>nModel ){
           /* A gap reads as zeros. */
-          if( o>nModel ){ memset(aModel+nModel, 0, (size_t)(o-nModel)); memset(aKnown+nModel, 1, (size_t)(o-nModel)); }
+          if( o>nModel ) memset(aModel+nModel, 0, (size_t)(o-nModel));
           nModel = o+n;
         }
-      }else{
-        memset(aKnown+o, 0, (size_t)n);
-        if( o+n>nModel ){
-          if( o>nModel ) memset(aKnown+nModel, 0, (size_t)(o-nModel));
-          memset(aModel+nModel, 0, (size_t)(o+n-nModel));
-          break;      /* the size is unknown now: end the program */
-        }
+      }else if( o<nModel ){
+        /* A failed write: its range holds what the stub holds now (the
+        ** old bytes, or the first half of a write cut short), never the
+        ** bytes it did not store; the size is unchanged. */
+        i64 e = o+n<nModel ? o+n : nModel;
+        memcpy(aModel+o, aLower+o, (size_t)(e-o));
       }
     }else if( op<80 ){                               /* read */
       int n; i64 o;
@@ -187,7 +191,7 @@ static int runProgram(unsigned seed, int nOps){
       rc = storageBufTruncate(p, sz);
       if( rc==SQLITE_OK ){
         if( sz<nModel ){ memset(aModel+sz, 0, (size_t)(nModel-sz)); }
-        else { memset(aModel+nModel, 0, (size_t)(sz-nModel)); memset(aKnown+nModel, 1, (size_t)(sz-nModel)); }
+        else memset(aModel+nModel, 0, (size_t)(sz-nModel));
         nModel = sz;
       }
     }else if( op<92 ){                               /* sync */
@@ -208,7 +212,7 @@ static int runProgram(unsigned seed, int nOps){
     i64 k;
     int nLost = 0;
     for(k=0; k<nModel; k++){
-      if( aKnown[k] && (k>=nLower ? 0 : aLower[k])!=aModel[k] ){
+      if( (k>=nLower ? 0 : aLower[k])!=aModel[k] ){
         u8 b;
         nLost++;
         if( storageBufRead(p, &b, 1, k)==SQLITE_OK ){
@@ -234,6 +238,42 @@ static int runProgram(unsigned seed, int nOps){
   return check_nFail>nFailBefore;
 }
 
+/* A write larger than the write-behind buffer goes straight to storage;
+** here it fails after storing its first half, over two read-ahead
+** windows, one in each half.  A read of either must return what storage
+** holds: neither the bytes that were not stored nor the ones it replaced. */
+static void cutShortWrite(void){
+  static u8 aOld[2<<20], aNew[(1<<20)+8192], aGot[4096];
+  const int nNew = (int)sizeof(aNew);
+  const i64 aAt[2] = { 100000, 800000 };   /* a window in each half */
+  StorageBuf *p = 0;
+  int i, rc;
+  memset(aLower, 0, (size_t)nHigh); nLower = 0; nHigh = sizeof(aOld);
+  memset(aCalls, 0, sizeof(aCalls)); faultOp = -1;
+  memset(aOld, 0x11, sizeof(aOld)); memset(aNew, 0x22, sizeof(aNew));
+  if( storageBufOpen(&p, 1)!=SQLITE_OK ){ CHECK(0, "cut-short write: open failed"); return; }
+  CHECK(storageBufWrite(p, aOld, (int)sizeof(aOld), 0)==SQLITE_OK, "cut-short write: the first write failed");
+  for(i=0; i<2; i++){
+    /* Two reads in a row: the second fills a window from aAt[i]+4096. */
+    storageBufRead(p, aGot, 4096, aAt[i]);
+    storageBufRead(p, aGot, 4096, aAt[i]+4096);
+  }
+  faultOp = OP_WRITE; faultAt = aCalls[OP_WRITE]+1; faultPersist = 0;
+  rc = storageBufWrite(p, aNew, nNew, 0);
+  faultOp = -1;
+  CHECK(rc!=SQLITE_OK && aCalls[OP_WRITE]==faultAt, "cut-short write: the write did not fail (%d)", rc);
+  CHECK(memcmp(aLower, aNew, (size_t)nNew/2)==0 && aLower[nNew/2]==0x11, "cut-short write: the stub did not store half");
+  for(i=0; i<2; i++){
+    rc = storageBufRead(p, aGot, 4096, aAt[i]+8192);
+    CHECK(rc==SQLITE_OK && memcmp(aGot, aLower+aAt[i]+8192, 4096)==0,
+          "cut-short write: a read at %lld gave rc %d and %02x, storage holds %02x",
+          (long long)(aAt[i]+8192), rc, aGot[0], aLower[aAt[i]+8192]);
+  }
+  storageBufClose(p);
+  CHECK(nAlloc==0, "cut-short write: %d allocations not freed at close", nAlloc);
+  nAlloc = 0;
+}
+
 int main(int argc, char **argv){
   unsigned seed = 20261204;
   int nProg = 6, nOps = 400, stride = 1, i, prog;
@@ -245,8 +285,9 @@ int main(int argc, char **argv){
     else if( strcmp(argv[i], "-stride")==0 ) stride = atoi(argv[i+1]);
   }
   printf("storagebuf: seed %u (replay: -s %u -n %d -ops %d -stride %d)\n", seed, seed, nProg, nOps, stride);
-  aLower = malloc(MAXF+64); aModel = malloc(MAXF+64); aKnown = malloc(MAXF+64);
-  if( !aLower || !aModel || !aKnown ) return 2;
+  aLower = malloc(MAXF+64); aModel = malloc(MAXF+64);
+  if( !aLower || !aModel ) return 2;
+  cutShortWrite();
   for(prog=0; prog<nProg; prog++){
     unsigned s = seed + (unsigned)prog;
     int counts[N_OP], op;
@@ -272,6 +313,6 @@ int main(int argc, char **argv){
   }
   printf("  %d runs with a fault, %d of them reached it\n", nRuns, nFired);
   CHECK(nFired>0, "no fault fired: the check could not fail");
-  free(aLower); free(aModel); free(aKnown);
+  free(aLower); free(aModel);
   return check_finish("storagebuf");
 }

@@ -109,6 +109,10 @@ export function defineCTests(rt) {
     expectPass(t, runC(ctest('tempfree'), ['-programs', '4'], rt), 'tempfree');
   });
 
+  test(`the file list's needle search: exact across its chunks, each byte read once, only the asking connection's files, in wasm (${rt})`, (t) => {
+    expectPass(t, runC(ctest('filelist'), [], rt), 'filelist');
+  });
+
   test(`recovery after a fault clears (every ${nth(d.recovery)} position) in wasm (${rt})`, (t) => {
     expectPass(t, runC(ctest('recovery'), ['-stride', d.recovery], rt), 'recovery');
   });

@@ -33,9 +33,11 @@
 ** (the b-trees of DISTINCT, a temp table) cost what they did; the
 ** sorter's merge, which reads its runs of one file in turn, reads each a
 ** window at a time; and more streams than windows cost at most a small
-** first refill each, never a full window per block.  Writes patch the
-** windows they overlap, and a window's bytes are overlaid with the
-** write-behind range, so a read always sees the latest write.
+** first refill each, never a full window per block.  A write patches the
+** windows it overlaps once it is done or buffered, and a window's bytes
+** are overlaid with the write-behind range, so a read always sees the
+** latest write; a write or flush that fails empties the windows it
+** overlaps instead, so no window holds bytes that storage may not.
 **
 ** The size is kept here (the file is this connection's alone): xFileSize
 ** makes no call.  Buffers are allocated at a file's first write and its
@@ -122,12 +124,27 @@ static void bufFound(StorageBuf *p, i64 iOfst, i64 iEnd){
   else if( iEnd>=p->iLostEnd ) p->iLostEnd = iOfst;
 }
 
-/* Write the buffered range; if that fails, its bytes are lost. */
+/* Empty the windows that hold any of bytes [iOfst, iEnd): after a
+** failed write, storage may hold anything there (the call may have
+** stored part of it), so the next read of them asks storage. */
+static void bufDrop(StorageBuf *p, i64 iOfst, i64 iEnd){
+  int i;
+  for(i=0; i<STORAGE_NSLOT; i++){
+    StorageWindow *w = &p->aWin[i];
+    if( w->n>0 && w->iOfst<iEnd && iOfst<w->iOfst+w->n ) w->n = 0;
+  }
+}
+
+/* Write the buffered range; if that fails, its bytes are lost, and no
+** window keeps them. */
 static int bufFlush(StorageBuf *p){
   int rc;
   if( p->nW==0 ) return SQLITE_OK;
   rc = storage_js_write(p->fileId, p->aW, p->nW, (double)p->iW);
-  if( rc!=SQLITE_OK ) bufLose(p, rc, p->iW, p->iW+p->nW);
+  if( rc!=SQLITE_OK ){
+    bufLose(p, rc, p->iW, p->iW+p->nW);
+    bufDrop(p, p->iW, p->iW+p->nW);
+  }
   p->nW = 0;
   return rc;
 }
@@ -206,10 +223,6 @@ int storageBufRead(StorageBuf *p, void *pBuf, int iAmt, i64 iOfst){
 int storageBufWrite(StorageBuf *p, const void *pBuf, int iAmt, i64 iOfst){
   const u8 *z = (const u8*)pBuf;
   int i, rc;
-  for(i=0; i<STORAGE_NSLOT; i++){
-    StorageWindow *w = &p->aWin[i];
-    if( w->n>0 ) overlay(w->a, w->iOfst, w->n, z, iOfst, iAmt);
-  }
   if( p->nW>0 && iOfst>=p->iW && iOfst<=p->iW+p->nW
    && iOfst+iAmt-p->iW<=STORAGE_WBUF ){
     int iEnd = (int)(iOfst+iAmt-p->iW);
@@ -217,16 +230,25 @@ int storageBufWrite(StorageBuf *p, const void *pBuf, int iAmt, i64 iOfst){
     if( iEnd>p->nW ) p->nW = iEnd;
   }else{
     rc = bufFlush(p);
-    if( rc!=SQLITE_OK ) return rc;
-    if( p->aW==0 && iAmt<STORAGE_WBUF ) p->aW = sqlite3_malloc(STORAGE_WBUF);
-    if( p->aW && iAmt<STORAGE_WBUF ){
-      memcpy(p->aW, z, (size_t)iAmt);
-      p->iW = iOfst;
-      p->nW = iAmt;
-    }else{
-      rc = storage_js_write(p->fileId, z, iAmt, (double)iOfst);
-          if( rc!=SQLITE_OK ) return rc;
+    if( rc==SQLITE_OK ){
+      if( p->aW==0 && iAmt<STORAGE_WBUF ) p->aW = sqlite3_malloc(STORAGE_WBUF);
+      if( p->aW && iAmt<STORAGE_WBUF ){
+        memcpy(p->aW, z, (size_t)iAmt);
+        p->iW = iOfst;
+        p->nW = iAmt;
+      }else{
+        rc = storage_js_write(p->fileId, z, iAmt, (double)iOfst);
+      }
     }
+    if( rc!=SQLITE_OK ){
+      bufDrop(p, iOfst, iOfst+iAmt);
+      return rc;
+    }
+  }
+  /* Only now that the write is done (or buffered) do the windows see it. */
+  for(i=0; i<STORAGE_NSLOT; i++){
+    StorageWindow *w = &p->aWin[i];
+    if( w->n>0 ) overlay(w->a, w->iOfst, w->n, z, iOfst, iAmt);
   }
   bufFound(p, iOfst, iOfst+iAmt);
   if( iOfst+iAmt>p->iSize ) p->iSize = iOfst+iAmt;
