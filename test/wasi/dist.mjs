@@ -73,10 +73,11 @@ test('reproducible: the archive and the npm module built in two other directorie
     for (const where of ['a', 'deeper/b']) {
       const dir = path.join(s.dir, where);
       fs.mkdirSync(path.join(dir, 'build', 'sqlite'), { recursive: true });
-      for (const f of ['Makefile', 'mk', 'src', 'wasm', 'js', 'package.json', 'LICENSE']) {
+      for (const f of ['Makefile', 'mk', 'src', 'wasm', 'js', 'scripts', 'package.json', 'LICENSE']) {
         fs.cpSync(path.join(root, f), path.join(dir, f), { recursive: true });
       }
-      for (const f of ['sqlite3.c', 'sqlite3.h', 'shell.c']) {
+      // The pins stamp first: sqlite3.c, copied after it, is then newer, as made.
+      for (const f of ['pins', 'sqlite3.h', 'shell.c', 'sqlite3.c']) {
         fs.copyFileSync(path.join(root, 'build', 'sqlite', f), path.join(dir, 'build', 'sqlite', f));
       }
       execFileSync('make', ['-s', '-j2', 'dist-wasi'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
