@@ -162,9 +162,14 @@ export interface OpenOptions {
    * the app's own Worker entry that calls serve() of sqlite-tempcrypt/serve (a function returning a new Worker,
    * or a Worker): the way to register functions from TypeScript or code that imports, since a bundler builds it.
    * A Worker serves one open() (given again: a TypeError); one that does not call serve() fails open() with
-   * SQLITE_CANTOPEN after 20 s.
+   * SQLITE_CANTOPEN after workerStartMs.
    */
   worker?: boolean | Worker | (() => Worker);
+  /**
+   * How long the Worker has to show that it serves (serve() answers as it starts, before the wasm is fetched)
+   * before open() fails with SQLITE_CANTOPEN (14) and the Worker is terminated; default 60000 ms, 0: no limit.
+   */
+  workerStartMs?: number;
   /**
    * A module imported as it is (never bundled) in the Worker once the database is open; its default export gets
    * the synchronous database (sqlite-tempcrypt/worker's SyncDatabase) to register functions, aggregates and

@@ -28,10 +28,10 @@ export { Queryable, Transaction, AsyncDatabase as Database, AsyncStatement as St
 // import: a source to replace the database with (see Database.import).
 export async function open(name, options = {}) {
   name = openName(name);
-  const { worker, import: source, ...rest } = resolveOpenOptions(options, ASYNC);
+  const { worker, workerStartMs, import: source, ...rest } = resolveOpenOptions(options, ASYNC);
   if (rest.wasm instanceof URL) rest.wasm = rest.wasm.href;
   if (rest.setup instanceof URL) rest.setup = rest.setup.href;
-  const client = connect(name, worker);
+  const client = connect(name, worker, workerStartMs);
   try {
     const info = await client.call('open', [name, rest]);
     const db = new AsyncDatabase(client, name, info, rest);

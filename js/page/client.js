@@ -8,11 +8,11 @@ import { fromWire, toWire, SqliteError, closedError, uncloneable } from '../shar
 import { SQLITE_ABORT, SQLITE_MISUSE, SQLITE_CANTOPEN } from '../shared/constants.js';
 import { watchLock } from '../shared/locks.js';
 import { limitTimer } from '../shared/platform.js';
+import { defaultOf } from '../shared/methods.js';
 
-// How long a Worker has to show that it serves (serve() posts a first
-// message as it starts) before its calls fail: an app's Worker entry that
-// never calls serve() would leave open() waiting for ever.
-export const WORKER_START_MS = 20000;
+// How long a Worker has to show that it serves: open()'s workerStartMs
+// (../shared/methods.js; 0: no limit).
+const WORKER_START_MS = defaultOf('workerStartMs');
 const noStart = (ms) => () => new SqliteError(`the database's Worker did not answer within ${ms} ms: ` +
   "an app's Worker entry must call serve() of sqlite-tempcrypt/serve", SQLITE_CANTOPEN);
 
@@ -34,7 +34,7 @@ export class WorkerClient {
     this.unwatch = null;     // stops watching the Worker's life lock
     this.onevent = null;     // (event) for what the Worker says unasked (a new owner)
     this.failed = null;      // () -> the error of a Worker that never started
-    this.startTimer = limitTimer(() => this.end(false, noStart(startMs)), startMs);
+    this.startTimer = startMs > 0 ? limitTimer(() => this.end(false, noStart(startMs)), startMs) : null;
     worker.onmessage = ({ data }) => {
       clearTimeout(this.startTimer);
       if (data.event?.type === 'life') { this.unwatch = watchLock(data.event.lock, () => this.end(true)); return; }
@@ -114,12 +114,12 @@ const given = new WeakSet();
 // dedicated module Worker: the package's (true), or the app's own Worker
 // entry that calls serve() (../serve.js): a function returning a new
 // Worker, or a Worker not given to open() before.
-export function connect(name, worker) {
+export function connect(name, worker, startMs = WORKER_START_MS) {
   if (!worker) return new LocalClient();
-  if (worker === true) return new WorkerClient(new Worker(new URL('../worker-script.js', import.meta.url), { type: 'module', name: `sqlite-tempcrypt:${name}` }));
+  if (worker === true) return new WorkerClient(new Worker(new URL('../worker-script.js', import.meta.url), { type: 'module', name: `sqlite-tempcrypt:${name}` }), { startMs });
   const w = typeof worker === 'function' ? worker() : worker;
   if (!w || typeof w.postMessage !== 'function') throw new TypeError('worker must be true, false, a Worker, or a function returning a new Worker (one that calls serve() of sqlite-tempcrypt/serve)');
   if (given.has(w)) throw new TypeError('this Worker already serves a database (or did): a Worker serves one open(); pass a function returning a new Worker');
   given.add(w);
-  return new WorkerClient(w);
+  return new WorkerClient(w, { startMs });
 }

@@ -130,6 +130,11 @@ export function checkBudget(bytes) {
 const checkBusyTimeout = (ms) => {
   if (typeof ms !== 'number' || !(ms >= 0)) throw new TypeError(`busyTimeoutMs must be a number of ms >= 0 (or Infinity), not ${String(ms)}`);
 };
+const msOrNone = (name) => (ms) => {
+  if (typeof ms !== 'number' || !(ms >= 0) || ms === Infinity) {
+    throw new TypeError(`${name} must be a number of milliseconds, 0 for no limit (not ${String(ms)})`);
+  }
+};
 const oneOf = (name, values) => (v) => {
   if (!values.includes(v)) throw new TypeError(`${name} must be ${values.map((t) => `'${t}'`).join(' or ')}, not ${String(v)}`);
 };
@@ -162,6 +167,12 @@ export const OPEN_OPTIONS = [
   { name: 'minFree', api: BOTH, storage: ['opfs'], default: 16 },
   { name: 'pool', api: BOTH, storage: ['opfs'] },
   { name: 'worker', api: ASYNC, default: () => typeof Worker === 'function' },
+  // How long a Worker has to show that it serves (serve() posts a first
+  // message as it starts, before any wasm is fetched) before open() fails
+  // and the Worker is terminated: an app's Worker entry that never calls
+  // serve() would leave open() waiting for ever.  Generous, for the
+  // Worker's own modules on a slow network.
+  { name: 'workerStartMs', api: ASYNC, default: 60000, check: msOrNone('workerStartMs') },
   { name: 'setup', api: ASYNC },
   { name: 'observer', api: SYNC },
 ];

@@ -78,8 +78,8 @@ export function createDispatcher(emit = () => {}, { setup } = {}) {
 }
 
 async function openLink(name, options, emit, setupFn) {
-  // worker: the page's choice, filled in here by its default (unused).
-  const { tabs, setup: setupUrl, worker, ...rest } = resolveOpenOptions(options, ASYNC);
+  // worker, workerStartMs: the page's choices, filled in here by their defaults (unused).
+  const { tabs, setup: setupUrl, worker, workerStartMs, ...rest } = resolveOpenOptions(options, ASYNC);
   const setup = [setupFn, setupUrl];
   const storage = await resolveStorage(rest.storage, name);
   const dbOptions = { ...rest, storage };

@@ -275,3 +275,20 @@ test('a Worker that never calls serve(): open() fails after its start timeout, s
   assert.equal(w.dead, true, 'the Worker is terminated');
   await assert.rejects(client.call('query', ['SELECT 1']), (e) => e.code === C.SQLITE_CANTOPEN, 'a later call says the same');
 });
+
+test("open()'s workerStartMs sets the start timeout of the app's Worker; 0: no limit", async () => {
+  const w = new SilentWorker();
+  await assert.rejects(within(open('start.db', { storage: 'memory', worker: w, workerStartMs: 200 })),
+    (e) => e.code === C.SQLITE_CANTOPEN && /did not answer within 200 ms/.test(e.message), 'open() with workerStartMs: 200');
+  assert.equal(w.dead, true, 'the Worker is terminated');
+  await assert.rejects(open('start.db', { worker: new SilentWorker(), workerStartMs: -1 }),
+    (e) => e instanceof TypeError && /workerStartMs/.test(e.message), 'a negative workerStartMs');
+  const { WorkerClient } = await import('../../dist/page/client.js');
+  const w0 = new SilentWorker();
+  const client = new WorkerClient(w0, { startMs: 0 });
+  const pending = client.call('query', ['SELECT 1']);
+  pending.catch(() => {});
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(w0.dead, false, 'with no limit the Worker is left to start');
+  client.terminate();
+});
