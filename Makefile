@@ -25,7 +25,10 @@ NPM       ?= npm
 # release's sources (Lemon with -DSQLITE_ENABLE_UPDATE_DELETE_LIMIT), in
 # the amalgamation of 3.54.1 that the npm package better-sqlite3 13.2.0
 # ships: scripts/sqlite-udl-parser.mjs puts that parser into the official
-# file after checking that the two differ in nothing else.
+# file after checking that the two differ in nothing else.  The parser's
+# own text is trusted to that package's pinned SHA-256: regenerating it
+# with Lemon from the release's canonical sources would check it too, but
+# no registry package ships those for 3.54.1.
 SQLITE_CRATE          ?= libsqlite3-sys
 SQLITE_CRATE_VERSION  ?= 0.40.0
 SQLITE_CRATE_SHA256   ?= b06e69070b7e12262b0cd90832f0a7396f142a2b330181255562decf9f0c6215
