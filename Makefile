@@ -174,12 +174,14 @@ test: deps
 
 # test-all runs TEST_TARGETS in two lanes at once, one per core: the lane
 # that drives browsers (TEST_BROWSER_TARGETS: Chromium, Firefox, WebKit;
-# the longest) and the lane of everything else (native, sanitizers, WASI,
-# Node), each lane in the order of TEST_TARGETS and stopping at its first
-# failure.  Whatever both lanes build is built first (test-prereqs), so
+# the longest, with the Node unit, 1 GiB import and conformance tests,
+# which even out the two lanes' times) and the lane of everything else
+# (native, sanitizers, WASI, the API in Node), each lane in the order of
+# TEST_TARGETS and stopping at its first failure.  Whatever both lanes build is built first (test-prereqs), so
 # no file is built twice at once.  Each line of a lane's output starts
 # with its name; TEST_LANES=1 runs the lanes one after the other.
-TEST_BROWSER_TARGETS := bench-smoke test-browser test-demo test-fuzz-api test-faults
+TEST_BROWSER_TARGETS := bench-smoke test-browser test-demo test-fuzz-api test-faults \
+    test-node-unit test-api-big test-conformance-js
 TEST_LANES ?= 2
 test-prereqs: native browser $(API_FIXTURE) conformance-baseline $(SQLITE_DIR)/sqlite3.h $(BENCH_SMOKE_DEPS)
 test-all:
